@@ -1,0 +1,305 @@
+//! The rating configuration: every setting of SPEC sections 1–7, read from and written to
+//! JSON, and its validated form [`Rules`].
+//!
+//! Every field has a default, so `{}` is the classic Elo system (logistic, c = 400,
+//! K = 32, initial rating 1500). Unknown fields and out-of-range values are refused with
+//! a message that names the field.
+//!
+//! ```
+//! use ranking_elo::Config;
+//!
+//! let rules = Config::from_json(r#"{ "k_policy": { "policy": "constant", "k": 24 },
+//!                                    "rounding": "half_away_from_zero" }"#).unwrap();
+//! assert_eq!(rules.config().initial_rating, 1500.0);
+//!
+//! let error = Config::from_json(r#"{ "k_polcy": {} }"#).unwrap_err();
+//! assert!(error.to_string().contains("k_polcy"));
+//! let error = Config::from_json(r#"{ "expected_score": { "model": "logistic", "c": -1 } }"#).unwrap_err();
+//! assert!(error.to_string().contains("expected_score.c"));
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, Error};
+use crate::expected::{Expectation, ExpectedScoreModel};
+use crate::kpolicy::KPolicy;
+use crate::league::{check_non_negative, Leagues};
+
+/// Default initial rating `R_0` (004).
+pub const DEFAULT_INITIAL_RATING: f32 = 1500.0;
+
+/// How the two players' K factors combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KCombine {
+    /// Each player uses their own K (001); not zero-sum when the K differ.
+    #[default]
+    PerPlayer,
+    /// Both use `(K_A + K_B) / 2` (002): zero-sum.
+    Average,
+}
+
+/// How a rating change is rounded before it is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rounding {
+    /// Fractional ratings.
+    #[default]
+    None,
+    /// Toward zero, as 003's integer Elo (`(int)` cast).
+    Truncate,
+    /// To the nearest integer, halves away from zero (FIDE).
+    HalfAwayFromZero,
+}
+
+impl Rounding {
+    /// Rounds a rating change.
+    #[inline(always)]
+    #[must_use]
+    pub fn apply(self, delta: f64) -> f64 {
+        match self {
+            Self::None => delta,
+            Self::Truncate => delta.trunc(),
+            Self::HalfAwayFromZero => delta.round(),
+        }
+    }
+}
+
+/// Every setting of the rating engine. Build one in code or with [`Config::from_json`],
+/// then turn it into [`Rules`] with [`Config::validate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Expected-score model (SPEC 1).
+    pub expected_score: ExpectedScoreModel,
+    /// Cap on the rating difference fed to the model (FIDE: 400); `None` for no cap.
+    pub max_rating_difference: Option<f64>,
+    /// How each player's K is chosen (SPEC 4).
+    pub k_policy: KPolicy,
+    /// Own K per player, or the average of both.
+    pub k_combine: KCombine,
+    /// Streak penalty `alpha` (SPEC 5); 0 turns streak penalties off.
+    pub streak_alpha: f64,
+    /// Score-share bonus `L` (004).
+    pub score_share_bonus: f64,
+    /// Victory bonus `V` (004).
+    pub victory_bonus: f64,
+    /// Rounding of rating changes.
+    pub rounding: Rounding,
+    /// Rating floor `R_min` (004); `None` for no floor.
+    pub min_rating: Option<f32>,
+    /// Rating of a new player `R_0`.
+    pub initial_rating: f32,
+    /// Leagues, lowest first (SPEC 6); may be empty.
+    pub leagues: Leagues,
+    /// Zero-sum pools keep their rating total at this value (SPEC 7); `None` for off.
+    pub zero_sum_total: Option<f64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            expected_score: ExpectedScoreModel::default(),
+            max_rating_difference: None,
+            k_policy: KPolicy::default(),
+            k_combine: KCombine::default(),
+            streak_alpha: 0.0,
+            score_share_bonus: 0.0,
+            victory_bonus: 0.0,
+            rounding: Rounding::default(),
+            min_rating: None,
+            initial_rating: DEFAULT_INITIAL_RATING,
+            leagues: Leagues::default(),
+            zero_sum_total: None,
+        }
+    }
+}
+
+impl Config {
+    /// Parses and validates a JSON configuration.
+    ///
+    /// # Errors
+    /// [`Error::InvalidJson`] for malformed JSON or a value of the wrong type,
+    /// [`Error::UnknownJsonField`] for a field the engine does not know, and
+    /// [`Error::InvalidConfig`] for out-of-range or inconsistent settings. Every message
+    /// names the field.
+    pub fn from_json(json: &str) -> Result<Rules, Error> {
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let path = error.path().to_string();
+            let inner = error.into_inner();
+            let message = if path.is_empty() || path == "." {
+                inner.to_string()
+            } else {
+                format!("{path}: {inner}")
+            };
+            if inner.is_data() && inner.to_string().starts_with("unknown field") {
+                Error::UnknownJsonField(message)
+            } else {
+                Error::InvalidJson(message)
+            }
+        })?;
+        deserializer
+            .end()
+            .map_err(|error| Error::InvalidJson(error.to_string()))?;
+        Ok(config.validate()?)
+    }
+
+    /// The configuration as JSON, every field written out (so the output documents the
+    /// defaults). [`Config::from_json`] reads it back to an identical configuration.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| unreachable!("a Config always serializes"))
+    }
+
+    /// Checks every setting and precomputes what the math needs.
+    ///
+    /// # Errors
+    /// The first setting that is out of range, with its path.
+    pub fn validate(self) -> Result<Rules, ConfigError> {
+        self.expected_score.validate("expected_score")?;
+        if let Some(cap) = self.max_rating_difference {
+            if !(cap.is_finite() && cap > 0.0) {
+                return Err(ConfigError::new(
+                    "max_rating_difference",
+                    format!("must be a finite number greater than 0 (got {cap})"),
+                ));
+            }
+        }
+        self.leagues.validate("leagues")?;
+        self.k_policy.validate("k_policy", &self.leagues)?;
+        check_non_negative(self.streak_alpha, "streak_alpha")?;
+        check_non_negative(self.score_share_bonus, "score_share_bonus")?;
+        check_non_negative(self.victory_bonus, "victory_bonus")?;
+        if !self.initial_rating.is_finite() {
+            return Err(ConfigError::new("initial_rating", "must be a finite number"));
+        }
+        if let Some(floor) = self.min_rating {
+            if !floor.is_finite() {
+                return Err(ConfigError::new("min_rating", "must be a finite number"));
+            }
+            if self.initial_rating < floor {
+                return Err(ConfigError::new(
+                    "initial_rating",
+                    format!("must not be below min_rating ({} < {floor})", self.initial_rating),
+                ));
+            }
+        }
+        if let Some(total) = self.zero_sum_total {
+            if !total.is_finite() {
+                return Err(ConfigError::new("zero_sum_total", "must be a finite number"));
+            }
+        }
+        let league_bonuses = self
+            .leagues
+            .as_slice()
+            .iter()
+            .any(|league| league.score_share_bonus.is_some() || league.victory_bonus.is_some());
+        Ok(Rules {
+            expectation: self.expected_score.prepare(self.max_rating_difference),
+            floor: self.min_rating.map_or(f64::NEG_INFINITY, f64::from),
+            league_bonuses,
+            config: self,
+        })
+    }
+}
+
+/// A validated [`Config`] with the constants of its formulas precomputed: what every
+/// rating function takes. Cheap to share (`&Rules`), immutable, `Send + Sync`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    pub(crate) config: Config,
+    pub(crate) expectation: Expectation,
+    /// `R_min`, or `-inf` for none.
+    pub(crate) floor: f64,
+    /// Whether any league overrides `L` or `V`.
+    pub(crate) league_bonuses: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Config::default()
+            .validate()
+            .unwrap_or_else(|_| unreachable!("the default configuration is valid"))
+    }
+}
+
+impl Rules {
+    /// The configuration these rules were made from.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The prepared expected-score model.
+    #[must_use]
+    pub fn expectation(&self) -> &Expectation {
+        &self.expectation
+    }
+
+    /// Expected score of A against B under these rules, in `[0, 1]`.
+    #[must_use]
+    pub fn expected_score(&self, rating_a: f32, rating_b: f32) -> f64 {
+        self.expectation.expected_a(rating_a, rating_b)
+    }
+
+    /// Index of the league a rating belongs to (0 when no leagues are configured).
+    #[must_use]
+    pub fn league_of(&self, rating: f32) -> usize {
+        self.config.leagues.league_of(rating)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kpolicy::RatingTier;
+
+    #[test]
+    fn empty_object_is_the_default() {
+        assert_eq!(Config::from_json("{}").unwrap(), Rules::default());
+    }
+
+    #[test]
+    fn json_round_trip_is_exact() {
+        let mut config = Config {
+            k_policy: KPolicy::RatingBands {
+                tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: None, k: 16.0 }],
+            },
+            rounding: Rounding::Truncate,
+            min_rating: Some(100.0),
+            max_rating_difference: Some(400.0),
+            ..Config::default()
+        };
+        config.victory_bonus = 0.1;
+        let text = config.to_json();
+        assert_eq!(Config::from_json(&text).unwrap().config, config);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"k_policy":{"policy":"constant","k":-1}}"#, "k_policy.k"),
+            (r#"{"expected_score":{"model":"normal","beta":0}}"#, "expected_score.beta"),
+            (r#"{"streak_alpha":-0.5}"#, "streak_alpha"),
+            (r#"{"min_rating":2000,"initial_rating":1500}"#, "initial_rating"),
+            (r#"{"k_policy":{"policy":"league"}}"#, "k_policy.policy"),
+            // Inside tagged enums serde reports the enum's path, not the inner field.
+            (r#"{"k_policy":{"policy":"constant","k":"x"}}"#, "k_policy: invalid type"),
+            (r#"{"leagues":[{"name":"A","min_rating":0,"k":1,"kk":2}]}"#, "kk"),
+            (r#"{"expected_score":{"model":"logistic","scale":3}}"#, "scale"),
+            (r#"{"k_policy":{"policy":"elo"}}"#, "k_policy"),
+        ];
+        for (json, field) in cases {
+            let message = Config::from_json(json).unwrap_err().to_string();
+            assert!(message.contains(field), "{json}: {message}");
+        }
+        assert!(matches!(Config::from_json(r#"{"x":1}"#), Err(Error::UnknownJsonField(_))));
+        assert!(matches!(Config::from_json("{"), Err(Error::InvalidJson(_))));
+        assert!(matches!(Config::from_json("{} {}"), Err(Error::InvalidJson(_))));
+        assert!(matches!(
+            Config::from_json(r#"{"k_policy":{"policy":"constant","k":-1}}"#),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+}

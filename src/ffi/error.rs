@@ -1,0 +1,194 @@
+//! Result codes, the per-thread last error, and the functions that read it.
+
+use std::cell::RefCell;
+use std::os::raw::c_char;
+
+use super::args::{arg_mut, write_text};
+use crate::batch::BatchError;
+use crate::error::Error;
+
+/// Result of every fallible `elo_*` function. Values are stable: they are never
+/// renumbered or reused.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EloResult {
+    /// Success.
+    Ok = 0,
+    /// A required pointer argument was NULL.
+    NullPointer = 1,
+    /// A count or buffer length was negative, or arrays disagree in length.
+    InvalidLength = 2,
+    /// A rating, K, score, point count or other number was NaN or infinite.
+    NotFinite = 3,
+    /// A score was outside `[0, 1]`.
+    ScoreOutOfRange = 4,
+    /// A point count was negative.
+    NegativePoints = 5,
+    /// A K factor was negative.
+    NegativeK = 6,
+    /// The JSON text is malformed or has a value of the wrong type.
+    InvalidJson = 7,
+    /// The JSON has a field the engine does not know.
+    UnknownJsonField = 8,
+    /// A configuration setting is out of range or inconsistent.
+    InvalidConfig = 9,
+    /// The caller's buffer is too small; the needed length was reported.
+    BufferTooSmall = 10,
+    /// The configured K policy needs player state this function does not take.
+    KPolicyNeedsPlayerState = 11,
+    /// Output arrays overlap input arrays other than exactly in place.
+    OverlappingBuffers = 12,
+    /// Text that should be UTF-8 is not.
+    InvalidUtf8 = 13,
+    /// Both players of a match are the same player.
+    SamePlayer = 14,
+    /// A Rust panic was caught at the boundary (a bug: please report it).
+    Panic = 99,
+}
+
+impl EloResult {
+    /// Every code, for tests and documentation tables.
+    pub const ALL: [Self; 16] = [
+        Self::Ok,
+        Self::NullPointer,
+        Self::InvalidLength,
+        Self::NotFinite,
+        Self::ScoreOutOfRange,
+        Self::NegativePoints,
+        Self::NegativeK,
+        Self::InvalidJson,
+        Self::UnknownJsonField,
+        Self::InvalidConfig,
+        Self::BufferTooSmall,
+        Self::KPolicyNeedsPlayerState,
+        Self::OverlappingBuffers,
+        Self::InvalidUtf8,
+        Self::SamePlayer,
+        Self::Panic,
+    ];
+
+    /// The code for a raw value, if it is one.
+    #[must_use]
+    pub fn from_u32(value: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|code| *code as u32 == value)
+    }
+
+    /// A fixed one-line description of the code.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Ok => "success",
+            Self::NullPointer => "a required pointer argument was NULL",
+            Self::InvalidLength => "a count or buffer length was negative, or array lengths disagree",
+            Self::NotFinite => "a number was NaN or infinite",
+            Self::ScoreOutOfRange => "a score was outside [0, 1]",
+            Self::NegativePoints => "a point count was negative",
+            Self::NegativeK => "a K factor was negative",
+            Self::InvalidJson => "the JSON is malformed or has a value of the wrong type",
+            Self::UnknownJsonField => "the JSON has an unknown field",
+            Self::InvalidConfig => "a configuration setting is out of range",
+            Self::BufferTooSmall => "the buffer is too small",
+            Self::KPolicyNeedsPlayerState => "the K policy needs player state",
+            Self::OverlappingBuffers => "output arrays overlap the inputs other than in place",
+            Self::InvalidUtf8 => "text is not valid UTF-8",
+            Self::SamePlayer => "both players of a match are the same player",
+            Self::Panic => "internal error (a caught Rust panic)",
+        }
+    }
+}
+
+/// A failure on its way to the caller: a code and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FfiError {
+    /// The code returned.
+    pub code: EloResult,
+    /// The message stored for `elo_last_error_message`.
+    pub message: String,
+}
+
+impl FfiError {
+    /// An error with a code and message.
+    #[must_use]
+    pub fn new(code: EloResult, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+impl From<Error> for FfiError {
+    fn from(error: Error) -> Self {
+        let code = match &error {
+            Error::NotFinite { .. } => EloResult::NotFinite,
+            Error::ScoreOutOfRange { .. } => EloResult::ScoreOutOfRange,
+            Error::NegativePoints { .. } => EloResult::NegativePoints,
+            Error::NegativeK { .. } => EloResult::NegativeK,
+            Error::KPolicyNeedsPlayerState => EloResult::KPolicyNeedsPlayerState,
+            Error::InvalidJson(_) => EloResult::InvalidJson,
+            Error::UnknownJsonField(_) => EloResult::UnknownJsonField,
+            Error::InvalidConfig(_) => EloResult::InvalidConfig,
+        };
+        Self::new(code, error.to_string())
+    }
+}
+
+impl From<BatchError> for FfiError {
+    fn from(error: BatchError) -> Self {
+        match error {
+            BatchError::LengthMismatch { .. } => Self::new(EloResult::InvalidLength, error.to_string()),
+            BatchError::Element { error, .. } | BatchError::Policy(error) => error.into(),
+        }
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<FfiError>> = const { RefCell::new(None) };
+}
+
+/// Stores `error` as this thread's last error.
+pub(crate) fn record_error(error: FfiError) {
+    LAST_ERROR.with(|last| *last.borrow_mut() = Some(error));
+}
+
+/// The code of the last failure on the calling thread, or `ELO_RESULT_OK` if no call on
+/// this thread has failed yet. Successful calls do not reset it.
+#[no_mangle]
+pub extern "C" fn elo_last_error_code() -> EloResult {
+    ffi_boundary!(value EloResult::Panic => {
+        LAST_ERROR.with(|last| last.borrow().as_ref().map_or(EloResult::Ok, |e| e.code))
+    })
+}
+
+/// Copies the message of the last failure on the calling thread into `buffer` as
+/// NUL-terminated UTF-8 (an empty string if no call has failed).
+///
+/// `*out_len` receives the message length in bytes, without the NUL, whether or not it
+/// fits; the call returns `ELO_RESULT_BUFFER_TOO_SMALL` (and writes nothing to `buffer`)
+/// when `buffer_len < *out_len + 1`. `buffer` may be NULL with `buffer_len` 0 to ask for
+/// the length only. This function never replaces the stored message with its own
+/// errors.
+///
+/// # Safety
+/// `buffer` must be valid for `buffer_len` bytes of writes; `out_len` must be valid for
+/// one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_last_error_message(buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
+    ffi_boundary!(quiet => {
+        let out_len = unsafe { arg_mut(out_len, "out_len")? };
+        let message = LAST_ERROR.with(|last| last.borrow().as_ref().map(|e| e.message.clone()).unwrap_or_default());
+        unsafe { write_text(&message, buffer, buffer_len, out_len) }
+    })
+}
+
+/// Copies the fixed description of result code `code` into `buffer`, with the same
+/// buffer rules as [`elo_last_error_message`]. A value that is not a result code gives
+/// the text `unknown result code`.
+///
+/// # Safety
+/// As [`elo_last_error_message`].
+#[no_mangle]
+pub unsafe extern "C" fn elo_result_description(code: u32, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out_len = unsafe { arg_mut(out_len, "out_len")? };
+        let text = EloResult::from_u32(code).map_or("unknown result code", EloResult::description);
+        unsafe { write_text(text, buffer, buffer_len, out_len) }
+    })
+}

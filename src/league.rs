@@ -1,0 +1,164 @@
+//! Leagues: rating ranges with their own K, L and V (SPEC section 6).
+//!
+//! ```
+//! use ranking_elo::{League, Leagues};
+//!
+//! let leagues = Leagues::new(vec![
+//!     League::new("Bronze", 0.0, 200.0),
+//!     League::new("Silver", 100.0, 150.0),
+//!     League::new("Gold", 200.0, 100.0),
+//!     League::new("Platinum", 300.0, 50.0),
+//! ])
+//! .unwrap();
+//! assert_eq!(leagues.league_of(-250.0), 0); // negative ratings: the lowest league
+//! assert_eq!(leagues.league_of(150.0), 1);
+//! assert_eq!(leagues.league_of(300.0), 3);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+
+/// One league.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct League {
+    /// Display name ("Bronze").
+    pub name: String,
+    /// Lowest rating of the league. Ratings below the first league's bound still belong
+    /// to the first league.
+    pub min_rating: f32,
+    /// K used by the `league` K policy for players in this league.
+    pub k: f64,
+    /// Score-share bonus `L` for players in this league (the configuration's when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_share_bonus: Option<f64>,
+    /// Victory bonus `V` for players in this league (the configuration's when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub victory_bonus: Option<f64>,
+}
+
+impl League {
+    /// A league with a name, lower bound and K, and the configuration's L and V.
+    #[must_use]
+    pub fn new(name: impl Into<String>, min_rating: f32, k: f64) -> Self {
+        Self {
+            name: name.into(),
+            min_rating,
+            k,
+            score_share_bonus: None,
+            victory_bonus: None,
+        }
+    }
+}
+
+/// An ordered, validated list of leagues (possibly empty).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Leagues(Vec<League>);
+
+impl Leagues {
+    /// Validates and wraps `leagues`.
+    ///
+    /// # Errors
+    /// Bounds not strictly increasing or not finite, K/L/V negative or not finite, or an
+    /// empty name.
+    pub fn new(leagues: Vec<League>) -> Result<Self, ConfigError> {
+        let leagues = Self(leagues);
+        leagues.validate("leagues")?;
+        Ok(leagues)
+    }
+
+    /// Checks the list; `field` is the configuration path used in messages.
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        for (i, league) in self.0.iter().enumerate() {
+            let at = |name: &str| format!("{field}[{i}].{name}");
+            if league.name.is_empty() {
+                return Err(ConfigError::new(at("name"), "must not be empty"));
+            }
+            if !league.min_rating.is_finite() {
+                return Err(ConfigError::new(at("min_rating"), "must be a finite number"));
+            }
+            if i > 0 && league.min_rating <= self.0[i - 1].min_rating {
+                return Err(ConfigError::new(
+                    at("min_rating"),
+                    format!(
+                        "leagues must be ordered by strictly increasing min_rating ({} follows {})",
+                        league.min_rating,
+                        self.0[i - 1].min_rating
+                    ),
+                ));
+            }
+            check_non_negative(league.k, &at("k"))?;
+            if let Some(l) = league.score_share_bonus {
+                check_non_negative(l, &at("score_share_bonus"))?;
+            }
+            if let Some(v) = league.victory_bonus {
+                check_non_negative(v, &at("victory_bonus"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The leagues, lowest first.
+    #[must_use]
+    pub fn as_slice(&self) -> &[League] {
+        &self.0
+    }
+
+    /// Number of leagues.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no league is configured.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Index of the league a rating belongs to: the highest league whose lower bound is
+    /// at most `rating`, and the first league below the first bound (and for NaN).
+    /// Returns 0 when no league is configured.
+    #[inline]
+    #[must_use]
+    pub fn league_of(&self, rating: f32) -> usize {
+        self.0
+            .iter()
+            .skip(1)
+            .take_while(|league| league.min_rating <= rating)
+            .count()
+    }
+}
+
+/// Checks that a setting is finite and not negative.
+pub(crate) fn check_non_negative(value: f64, field: &str) -> Result<(), ConfigError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(field, format!("must be a finite number >= 0 (got {value})")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_unordered_bounds() {
+        let error = Leagues::new(vec![League::new("A", 100.0, 10.0), League::new("B", 100.0, 10.0)])
+            .unwrap_err();
+        assert_eq!(error.field, "leagues[1].min_rating");
+        let error = Leagues::new(vec![League::new("A", 0.0, -1.0)]).unwrap_err();
+        assert_eq!(error.field, "leagues[0].k");
+    }
+
+    #[test]
+    fn empty_league_list_maps_everything_to_zero() {
+        assert_eq!(Leagues::default().league_of(1e9), 0);
+    }
+}

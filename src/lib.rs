@@ -1,0 +1,74 @@
+//! # ranking-elo
+//!
+//! A deterministic Elo rating engine for games, with a C ABI for Unity (P/Invoke),
+//! C and C++ game servers, and this Rust API.
+//!
+//! ```
+//! use ranking_elo::{Config, Outcome};
+//!
+//! // The classic system: logistic expectation with c = 400, K = 32.
+//! let rules = Config::default().validate().unwrap();
+//! let e = rules.expected_score(1700.0, 1300.0);
+//! assert!((e - 1.0 / 1.1).abs() < 1e-9);
+//!
+//! // Player 1 (1700) loses to player 2 (1300).
+//! let (a, b) = rules.rate(1700.0, 1300.0, Outcome::LOSS).unwrap();
+//! assert!((a - 1670.909).abs() < 1e-3 && (b - 1329.091).abs() < 1e-3);
+//! ```
+//!
+//! The formulas, defaults and reference values are those of the project's
+//! specification (SPEC.md): expected score ([`expected`]), outcomes ([`outcome`]), the
+//! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
+//! ([`Rules::streak_multiplier`]) and the configuration ([`config`]).
+//!
+//! ## Determinism
+//!
+//! Ratings are stored as `f32`; all arithmetic is `f64` with IEEE-754 basic operations
+//! only ([`detmath`]): no platform `pow`/`exp`/`erf`, no fused multiply-add. The same
+//! inputs give the same bits on every platform and through every entry point (single
+//! call, [`batch`], the C ABI in [`ffi`]). The expected score `E`, as the `f32` callers
+//! receive, is within 3e-8 (half an `f32` ulp near 1) of an exact `f64` reference over rating differences
+//! −4000…4000 (measured by the test `expected_score_error_sweep`).
+
+#![warn(missing_docs)]
+#![warn(clippy::pedantic)]
+#![deny(clippy::unwrap_used)]
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "ratings are f32 at rest and f64 in flight: narrowing is the documented design"
+)]
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "counts become f64 only in statistics where 2^53 is out of reach"
+)]
+#![allow(clippy::module_name_repetitions, reason = "FFI names repeat the concept on purpose")]
+#![allow(clippy::float_cmp, reason = "bit-exact comparisons are what determinism means")]
+#![allow(
+    clippy::inline_always,
+    reason = "the math is inlined into the batch and pool loops so that it vectorizes there"
+)]
+#![allow(clippy::many_single_char_names, reason = "formula variables keep the SPEC's names")]
+
+pub mod batch;
+pub mod config;
+pub mod detmath;
+pub mod error;
+pub mod expected;
+pub mod ffi;
+pub mod kpolicy;
+pub mod league;
+pub mod outcome;
+pub mod player;
+pub mod update;
+
+pub use config::{Config, KCombine, Rounding, Rules};
+pub use error::{ConfigError, Error};
+pub use expected::ExpectedScoreModel;
+pub use kpolicy::KPolicy;
+pub use league::{League, Leagues};
+pub use outcome::Outcome;
+pub use player::PlayerState;
+pub use update::{tutorial_probability, tutorial_update};
+
+/// The crate version, as `elo_version` reports it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

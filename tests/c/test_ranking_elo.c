@@ -1,0 +1,229 @@
+/*
+ * C test of the ranking-elo C ABI, compiled against the generated header with
+ * -std=c11 -Wall -Wextra -Wpedantic -Werror and linked to the built library (once to the
+ * shared library, once to the static one) by `cargo xtask test`.
+ */
+#include "ranking_elo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed = 0;
+static int failed = 0;
+
+#define CHECK(condition)                                                        \
+    do {                                                                        \
+        if (condition) {                                                        \
+            passed++;                                                           \
+        } else {                                                                \
+            failed++;                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
+                    #condition);                                                \
+        }                                                                       \
+    } while (0)
+
+#define CHECK_CODE(call, expected)                                              \
+    do {                                                                        \
+        EloResult got_ = (call);                                                \
+        if (got_ == (EloResult)(expected)) {                                    \
+            passed++;                                                           \
+        } else {                                                                \
+            failed++;                                                           \
+            fprintf(stderr, "%s:%d: %s returned %u, expected %u (%s)\n",       \
+                    __FILE__, __LINE__, #call, (unsigned)got_,                  \
+                    (unsigned)(expected), last_message());                      \
+        }                                                                       \
+    } while (0)
+
+static const char *last_message(void) {
+    static char buffer[512];
+    int32_t len = 0;
+    if (elo_last_error_message(buffer, (int32_t)sizeof buffer, &len) != ELO_RESULT_OK) {
+        return "(message did not fit)";
+    }
+    return buffer;
+}
+
+static int near(float got, double expected, double tolerance) {
+    return fabs((double)got - expected) <= tolerance;
+}
+
+static EloConfig *config_from(const char *json) {
+    EloConfig *config = NULL;
+    EloResult code = elo_config_from_json(json, (int32_t)strlen(json), &config);
+    if (code != ELO_RESULT_OK) {
+        fprintf(stderr, "config failed (%u): %s\n", (unsigned)code, last_message());
+        return NULL;
+    }
+    return config;
+}
+
+static void test_tutorial_mirrors(void) {
+    float p = elo_get_probability_winning(1700.0f, 1300.0f);
+    CHECK(near(p, 1.0 / 1.1, 1e-7));
+    CHECK(elo_get_probability_winning(1500.0f, 1500.0f) == 0.5f);
+
+    EloVector2 loss = elo_update_player_rankings(1700.0f, 1300.0f, 32.0f, 0);
+    CHECK(near(loss.x, 1670.909, 1e-3) && near(loss.y, 1329.091, 1e-3));
+    EloVector2 win = elo_update_player_rankings(1000.0f, 1000.0f, 32.0f, 1);
+    CHECK(win.x == 1016.0f && win.y == 984.0f);
+    EloVector2 nan_in = elo_update_player_rankings(NAN, 1300.0f, 32.0f, 1);
+    CHECK(isnan(nan_in.x) && isnan(nan_in.y));
+}
+
+static void test_configured_single_calls(void) {
+    EloConfig *integer_elo = config_from("{\"rounding\": \"truncate\"}");
+    CHECK(integer_elo != NULL);
+    float a = 0.0f, b = 0.0f;
+    CHECK_CODE(elo_rate(integer_elo, 1700.0f, 1300.0f, 1.0f, &a, &b), ELO_RESULT_OK);
+    CHECK(a == 1702.0f && b == 1298.0f);
+    CHECK_CODE(elo_rate(integer_elo, 1700.0f, 1300.0f, 0.0f, &a, &b), ELO_RESULT_OK);
+    CHECK(a == 1671.0f && b == 1329.0f);
+
+    EloConfig *defaults = NULL;
+    CHECK_CODE(elo_config_new(&defaults), ELO_RESULT_OK);
+    CHECK_CODE(elo_rate(defaults, 1500.0f, 1500.0f, 0.5f, &a, &b), ELO_RESULT_OK);
+    CHECK(a == 1500.0f && b == 1500.0f);
+    CHECK_CODE(elo_rate_points(defaults, 1000.0f, 1000.0f, 3.0f, 2.0f, &a, &b), ELO_RESULT_OK);
+    CHECK(near(a, 1000.0 + 32.0 * 0.1, 1e-4) && near(b, 1000.0 - 32.0 * 0.1, 1e-4));
+    float e = 0.0f;
+    CHECK_CODE(elo_expected_score(defaults, 1300.0f, 1700.0f, &e), ELO_RESULT_OK);
+    CHECK(near(e, 1.0 - 1.0 / 1.1, 1e-7));
+
+    EloConfig *fide = config_from("{\"k_policy\": {\"policy\": \"fide\", \"period_rule\": true}}");
+    EloPlayerState newcomer, veteran;
+    CHECK_CODE(elo_player_new(fide, &newcomer), ELO_RESULT_OK);
+    CHECK(newcomer.rating == 1500.0f && newcomer.games_played == 0);
+    veteran = newcomer;
+    veteran.games_played = 100;
+    CHECK_CODE(elo_rate_players(fide, &newcomer, &veteran, 1.0f), ELO_RESULT_OK);
+    /* E = 0.5: the newcomer (K 40) gains 20, the veteran (K 20) loses 10. */
+    CHECK(newcomer.rating == 1520.0f && veteran.rating == 1490.0f);
+    CHECK(newcomer.games_played == 1 && newcomer.win_streak == 1 && veteran.win_streak == 0);
+    CHECK_CODE(elo_rate(fide, 1500.0f, 1500.0f, 1.0f, &a, &b), ELO_RESULT_K_POLICY_NEEDS_PLAYER_STATE);
+
+    elo_config_free(integer_elo);
+    elo_config_free(defaults);
+    elo_config_free(fide);
+}
+
+static void test_batch(void) {
+    EloConfig *config = NULL;
+    CHECK_CODE(elo_config_new(&config), ELO_RESULT_OK);
+    float ra[4] = {1700.0f, 1000.0f, 1500.0f, 1300.0f};
+    float rb[4] = {1300.0f, 1000.0f, 1500.0f, 1700.0f};
+    const float scores[4] = {0.0f, 1.0f, 0.5f, 1.0f};
+    float out_a[4], out_b[4];
+    CHECK_CODE(elo_rate_batch(config, ra, rb, scores, NULL, 4, out_a, out_b), ELO_RESULT_OK);
+    for (int i = 0; i < 4; i++) {
+        float a = 0.0f, b = 0.0f;
+        CHECK_CODE(elo_rate(config, ra[i], rb[i], scores[i], &a, &b), ELO_RESULT_OK);
+        CHECK(memcmp(&a, &out_a[i], sizeof a) == 0 && memcmp(&b, &out_b[i], sizeof b) == 0);
+    }
+    CHECK(out_a[1] == 1016.0f && out_b[1] == 984.0f);
+
+    /* In place: the rating arrays receive the new ratings. */
+    CHECK_CODE(elo_rate_batch(config, ra, rb, scores, NULL, 4, ra, rb), ELO_RESULT_OK);
+    CHECK(memcmp(ra, out_a, sizeof ra) == 0 && memcmp(rb, out_b, sizeof rb) == 0);
+
+    /* The tutorial's batch equals its single call bit for bit. */
+    float t1[2] = {1700.0f, 1000.0f}, t2[2] = {1300.0f, 1000.0f};
+    const float wins[2] = {0.0f, 1.0f};
+    CHECK_CODE(elo_update_player_rankings_batch(t1, t2, wins, 32.0f, 2, t1, t2), ELO_RESULT_OK);
+    EloVector2 single = elo_update_player_rankings(1700.0f, 1300.0f, 32.0f, 0);
+    CHECK(memcmp(&single.x, &t1[0], sizeof(float)) == 0 && memcmp(&single.y, &t2[0], sizeof(float)) == 0);
+
+    /* Per-pair K. */
+    const float k[1] = {10.0f};
+    float ka[1] = {1000.0f}, kb[1] = {1000.0f};
+    CHECK_CODE(elo_rate_batch(config, ka, kb, &scores[1], k, 1, ka, kb), ELO_RESULT_OK);
+    CHECK(ka[0] == 1005.0f && kb[0] == 995.0f);
+    elo_config_free(config);
+}
+
+static void test_errors(void) {
+    EloConfig *config = NULL;
+    CHECK_CODE(elo_config_new(&config), ELO_RESULT_OK);
+    float ra[2] = {1500.0f, 1500.0f}, rb[2] = {1500.0f, NAN};
+    const float scores[2] = {1.0f, 0.0f};
+    float out_a[2] = {-1.0f, -1.0f}, out_b[2] = {-1.0f, -1.0f};
+
+    CHECK_CODE(elo_rate_batch(config, ra, rb, scores, NULL, 2, out_a, out_b), ELO_RESULT_NOT_FINITE);
+    CHECK(strstr(last_message(), "rating_b[1]") != NULL);
+    CHECK(out_a[0] == -1.0f && out_b[0] == -1.0f); /* nothing half-applied */
+    CHECK_CODE(elo_rate_batch(config, ra, rb, scores, NULL, -1, out_a, out_b), ELO_RESULT_INVALID_LENGTH);
+    CHECK_CODE(elo_rate_batch(NULL, ra, rb, scores, NULL, 1, out_a, out_b), ELO_RESULT_NULL_POINTER);
+    CHECK(strstr(last_message(), "config") != NULL);
+    CHECK_CODE(elo_rate_batch(config, ra, rb, scores, NULL, 1, ra, out_b), ELO_RESULT_OVERLAPPING_BUFFERS);
+
+    float a = -1.0f, b = -1.0f;
+    CHECK_CODE(elo_rate(config, 1500.0f, 1500.0f, 1.5f, &a, &b), ELO_RESULT_SCORE_OUT_OF_RANGE);
+    CHECK_CODE(elo_rate_points(config, 1500.0f, 1500.0f, -1.0f, 2.0f, &a, &b), ELO_RESULT_NEGATIVE_POINTS);
+    CHECK_CODE(elo_rate_with_k(config, 1500.0f, 1500.0f, 1.0f, INFINITY, 1.0f, &a, &b), ELO_RESULT_NOT_FINITE);
+    CHECK(a == -1.0f && b == -1.0f);
+
+    EloConfig *bad = NULL;
+    const char *unknown = "{\"k_factr\": 32}";
+    CHECK_CODE(elo_config_from_json(unknown, (int32_t)strlen(unknown), &bad), ELO_RESULT_UNKNOWN_JSON_FIELD);
+    CHECK(strstr(last_message(), "k_factr") != NULL);
+    const char *negative = "{\"k_policy\": {\"policy\": \"constant\", \"k\": -5}}";
+    CHECK_CODE(elo_config_from_json(negative, (int32_t)strlen(negative), &bad), ELO_RESULT_INVALID_CONFIG);
+    CHECK(strstr(last_message(), "k_policy.k") != NULL);
+    CHECK_CODE(elo_config_from_json("{", 1, &bad), ELO_RESULT_INVALID_JSON);
+    CHECK(bad == NULL);
+
+    /* Message buffer rules: length query, too small, exact fit. */
+    int32_t len = -1;
+    CHECK_CODE(elo_last_error_message(NULL, 0, &len), ELO_RESULT_BUFFER_TOO_SMALL);
+    CHECK(len > 0);
+    char tiny[4] = {'x', 'x', 'x', 'x'};
+    CHECK_CODE(elo_last_error_message(tiny, 4, &len), ELO_RESULT_BUFFER_TOO_SMALL);
+    CHECK(tiny[0] == 'x');
+    char exact[512];
+    CHECK_CODE(elo_last_error_message(exact, len + 1, &len), ELO_RESULT_OK);
+    CHECK((int32_t)strlen(exact) == len);
+    CHECK(elo_last_error_code() == ELO_RESULT_INVALID_JSON);
+
+    char description[128];
+    CHECK_CODE(elo_result_description(ELO_RESULT_NULL_POINTER, description, 128, &len), ELO_RESULT_OK);
+    CHECK(strstr(description, "NULL") != NULL);
+    elo_config_free(config);
+}
+
+static void test_json_round_trip(void) {
+    const char *json = "{\"expected_score\": {\"model\": \"normal\", \"beta\": 250}, \"min_rating\": 100,"
+                       " \"leagues\": [{\"name\": \"Bronze\", \"min_rating\": 0, \"k\": 200},"
+                       " {\"name\": \"Silver\", \"min_rating\": 100, \"k\": 150}]}";
+    EloConfig *config = config_from(json);
+    CHECK(config != NULL);
+    int32_t len = 0;
+    CHECK_CODE(elo_config_to_json(config, NULL, 0, &len), ELO_RESULT_BUFFER_TOO_SMALL);
+    char buffer[4096];
+    CHECK(len < (int32_t)sizeof buffer);
+    CHECK_CODE(elo_config_to_json(config, buffer, (int32_t)sizeof buffer, &len), ELO_RESULT_OK);
+    CHECK(strstr(buffer, "\"Silver\"") != NULL);
+    EloConfig *copy = config_from(buffer);
+    CHECK(copy != NULL);
+    int32_t count = 0, index = -1;
+    CHECK_CODE(elo_config_league_count(copy, &count), ELO_RESULT_OK);
+    CHECK(count == 2);
+    CHECK_CODE(elo_config_league_of(copy, -50.0f, &index), ELO_RESULT_OK);
+    CHECK(index == 0);
+    CHECK_CODE(elo_config_league_of(copy, 150.0f, &index), ELO_RESULT_OK);
+    CHECK(index == 1);
+    elo_config_free(config);
+    elo_config_free(copy);
+    elo_config_free(NULL);
+}
+
+int main(void) {
+    printf("ranking-elo %s\n", elo_version());
+    test_tutorial_mirrors();
+    test_configured_single_calls();
+    test_batch();
+    test_errors();
+    test_json_round_trip();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,92 @@
+//! SPEC section 10: the single call, the batch (separate outputs and in place), the C ABI
+//! functions and the tutorial mirror give bit-identical results on the same inputs.
+
+use proptest::prelude::*;
+use ranking_elo::batch::{self, BatchInput};
+use ranking_elo::ffi::{self, EloConfig, EloResult};
+use ranking_elo::{Config, Outcome, Rounding, Rules};
+
+const CONFIGS: [&str; 4] = [
+    "{}",
+    r#"{"rounding":"truncate","k_policy":{"policy":"constant","k":24}}"#,
+    r#"{"expected_score":{"model":"normal"},"min_rating":100,"victory_bonus":1.5,"score_share_bonus":2}"#,
+    r#"{"expected_score":{"model":"linear","k":0.001},"k_policy":{"policy":"league"},"k_combine":"average",
+        "leagues":[{"name":"Bronze","min_rating":0,"k":200,"victory_bonus":3},{"name":"Silver","min_rating":100,"k":150},
+                   {"name":"Gold","min_rating":200,"k":100},{"name":"Platinum","min_rating":300,"k":50}]}"#,
+];
+
+fn ffi_config(json: &str) -> *mut EloConfig {
+    let mut handle = std::ptr::null_mut();
+    let code = unsafe { ffi::elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) };
+    assert_eq!(code, EloResult::Ok);
+    handle
+}
+
+fn pairs() -> impl Strategy<Value = Vec<(f32, f32, f32, f32)>> {
+    prop::collection::vec((-500.0f32..3000.0, -500.0f32..3000.0, prop_oneof![Just(0.0f32), Just(0.5), Just(1.0), 0.0f32..=1.0], 0.0f32..100.0), 1..200)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn scalar_batch_and_c_abi_agree_bit_for_bit(pairs in pairs(), config_index in 0usize..CONFIGS.len()) {
+        let json = CONFIGS[config_index];
+        let rules = Config::from_json(json).unwrap();
+        let handle = ffi_config(json);
+        let ra: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+        let rb: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+        let sa: Vec<f32> = pairs.iter().map(|p| p.2).collect();
+        let ks: Vec<f32> = pairs.iter().map(|p| p.3).collect();
+        let n = pairs.len();
+
+        // Policy K: batch with separate outputs, batch in place, C batch, single calls.
+        let (mut out_a, mut out_b) = (vec![0.0; n], vec![0.0; n]);
+        batch::rate(&rules, &BatchInput { rating_a: &ra, rating_b: &rb, score_a: &sa, k: None }, &mut out_a, &mut out_b).unwrap();
+        let (mut in_a, mut in_b) = (ra.clone(), rb.clone());
+        batch::rate_in_place(&rules, &mut in_a, &mut in_b, &sa, None).unwrap();
+        let (mut c_a, mut c_b) = (ra.clone(), rb.clone());
+        let code = unsafe { ffi::elo_rate_batch(handle, c_a.as_ptr(), c_b.as_ptr(), sa.as_ptr(), std::ptr::null(), n as i32, c_a.as_mut_ptr(), c_b.as_mut_ptr()) };
+        prop_assert_eq!(code, EloResult::Ok);
+        for i in 0..n {
+            let outcome = Outcome::from_score(f64::from(sa[i])).unwrap();
+            let (a, b) = rules.rate(ra[i], rb[i], outcome).unwrap();
+            let (mut fa, mut fb) = (0.0f32, 0.0f32);
+            prop_assert_eq!(unsafe { ffi::elo_rate(handle, ra[i], rb[i], sa[i], &mut fa, &mut fb) }, EloResult::Ok);
+            for (x, y) in [(out_a[i], out_b[i]), (in_a[i], in_b[i]), (c_a[i], c_b[i]), (fa, fb)] {
+                prop_assert_eq!((x.to_bits(), y.to_bits()), (a.to_bits(), b.to_bits()), "pair {}", i);
+            }
+        }
+
+        // Per-pair K: batch against elo_rate_with_k.
+        let (mut k_a, mut k_b) = (vec![0.0; n], vec![0.0; n]);
+        let code = unsafe { ffi::elo_rate_batch(handle, ra.as_ptr(), rb.as_ptr(), sa.as_ptr(), ks.as_ptr(), n as i32, k_a.as_mut_ptr(), k_b.as_mut_ptr()) };
+        prop_assert_eq!(code, EloResult::Ok);
+        for i in 0..n {
+            let (mut a, mut b) = (0.0f32, 0.0f32);
+            prop_assert_eq!(unsafe { ffi::elo_rate_with_k(handle, ra[i], rb[i], sa[i], ks[i], ks[i], &mut a, &mut b) }, EloResult::Ok);
+            prop_assert_eq!((k_a[i].to_bits(), k_b[i].to_bits()), (a.to_bits(), b.to_bits()));
+        }
+        unsafe { ffi::elo_config_free(handle) };
+    }
+
+    /// The tutorial mirror, its batch form and the configured path agree.
+    #[test]
+    fn tutorial_mirror_matches_batch_and_rules(pairs in pairs(), multiplier in 0.0f32..64.0) {
+        let n = pairs.len();
+        let ra: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+        let rb: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+        let wins: Vec<f32> = pairs.iter().map(|p| if p.2 >= 0.5 { 1.0 } else { 0.0 }).collect();
+        let (mut out_a, mut out_b) = (vec![0.0; n], vec![0.0; n]);
+        let code = unsafe { ffi::elo_update_player_rankings_batch(ra.as_ptr(), rb.as_ptr(), wins.as_ptr(), multiplier, n as i32, out_a.as_mut_ptr(), out_b.as_mut_ptr()) };
+        prop_assert_eq!(code, EloResult::Ok);
+        let rules = Config { k_policy: ranking_elo::KPolicy::Constant { k: f64::from(multiplier) }, rounding: Rounding::None, ..Config::default() }.validate().unwrap();
+        for i in 0..n {
+            let v = ffi::elo_update_player_rankings(ra[i], rb[i], multiplier, u8::from(wins[i] == 1.0));
+            let (a, b) = rules.rate(ra[i], rb[i], if wins[i] == 1.0 { Outcome::WIN } else { Outcome::LOSS }).unwrap();
+            prop_assert_eq!((v.x.to_bits(), v.y.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
+            prop_assert_eq!((a.to_bits(), b.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
+            prop_assert_eq!(ffi::elo_get_probability_winning(ra[i], rb[i]).to_bits(), (Rules::default().expected_score(ra[i], rb[i]) as f32).to_bits());
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! `cargo xtask`: the project's build tool, in Rust so that it runs the same on Windows,
+//! macOS and Linux (no shell scripts).
+//!
+//! * `cargo xtask demo`: build the release library, stage it into the Unity package's
+//!   plugin folder for this machine, and run the console demo on Mono.
+//! * `cargo xtask test`: every test: Rust (unit, property, C ABI, generated files), the C
+//!   program against the header (shared and static library), the C# wrapper's NUnit
+//!   suite on Mono, and the Unity package checker.
+//! * `cargo xtask stage`: build and stage the library only.
+//!
+//! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
+//! Ubuntu when running as root; elsewhere the command says what to install.
+
+mod tools;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use tools::{Counts, Step};
+
+fn main() -> ExitCode {
+    let command = std::env::args().nth(1).unwrap_or_default();
+    let result = match command.as_str() {
+        "test" => test(),
+        "demo" => demo(),
+        "stage" => stage().map(|_| Counts::default()),
+        _ => {
+            eprintln!("usage: cargo xtask <test | demo | stage>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(counts) => {
+            if counts.total() > 0 {
+                println!("xtask: {} passed, {} failed", counts.passed, counts.failed);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("xtask: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The repository root (the parent of this crate).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
+}
+
+fn test() -> Result<Counts, String> {
+    tools::ensure_c_compiler()?;
+    let mut counts = Counts::default();
+    // Generated files are checked, not refreshed, during tests.
+    let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
+    counts += Step::new("Rust tests", "cargo").args(["test", "--workspace", "--release"]).envs(frozen).run_counted()?;
+    let library = build_release(&frozen)?;
+    counts += c_tests(&library)?;
+    if counts.failed > 0 {
+        return Err(format!("{} test(s) failed", counts.failed));
+    }
+    Ok(counts)
+}
+
+fn demo() -> Result<Counts, String> {
+    stage()?;
+    Ok(Counts::default())
+}
+
+fn stage() -> Result<PathBuf, String> {
+    let library = build_release(&[])?;
+    Ok(library)
+}
+
+/// Builds the release library and returns the target folder holding it.
+fn build_release(envs: &[(&str, &str)]) -> Result<PathBuf, String> {
+    Step::new("release build", "cargo").args(["build", "--release", "--package", "ranking-elo"]).envs(envs.iter().copied()).run()?;
+    Ok(root().join("target").join("release"))
+}
+
+/// Compiles `tests/c/test_ranking_elo.c` with strict warnings against the generated
+/// header, links it once to the shared and once to the static library, and runs both.
+fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
+    let root = root();
+    let source = root.join("tests/c/test_ranking_elo.c");
+    let out_dir = root.join("target/c-tests");
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let strict = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];
+    let include = format!("-I{}", root.join("include").display());
+    let mut counts = Counts::default();
+
+    let shared = out_dir.join("test_ranking_elo_shared");
+    Step::new("C test (compile, shared library)", "cc")
+        .args(strict)
+        .arg(&include)
+        .arg(source.display().to_string())
+        .arg(format!("-L{}", library.display()))
+        .args(["-lranking_elo", "-lm", "-o"])
+        .arg(shared.display().to_string())
+        .run()?;
+    counts += Step::new("C test (shared library)", shared.display().to_string())
+        .env("LD_LIBRARY_PATH", library.display().to_string())
+        .run_counted()?;
+
+    let static_exe = out_dir.join("test_ranking_elo_static");
+    Step::new("C test (compile, static library)", "cc")
+        .args(strict)
+        .arg(&include)
+        .arg(source.display().to_string())
+        .arg(library.join("libranking_elo.a").display().to_string())
+        .args(["-lm", "-lpthread", "-ldl", "-o"])
+        .arg(static_exe.display().to_string())
+        .run()?;
+    counts += Step::new("C test (static library)", static_exe.display().to_string()).run_counted()?;
+    Ok(counts)
+}
