@@ -11,6 +11,7 @@
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
 
+mod mono;
 mod tools;
 
 use std::path::PathBuf;
@@ -56,6 +57,11 @@ fn test() -> Result<Counts, String> {
     counts += Step::new("Rust tests", "cargo").args(["test", "--workspace", "--release"]).envs(frozen).run_counted()?;
     let library = build_release(&frozen)?;
     counts += c_tests(&library)?;
+    mono::ensure_mono()?;
+    let runtime = mono::build_runtime()?;
+    mono::copy_native(&library)?;
+    counts += mono::nunit_tests(&runtime)?;
+    mono::unity_compile_check()?;
     if counts.failed > 0 {
         return Err(format!("{} test(s) failed", counts.failed));
     }
@@ -63,13 +69,34 @@ fn test() -> Result<Counts, String> {
 }
 
 fn demo() -> Result<Counts, String> {
-    stage()?;
+    mono::ensure_mono()?;
+    let plugin_dir = stage()?;
+    let runtime = mono::build_runtime()?;
+    mono::run_demo(&runtime, &plugin_dir)?;
     Ok(Counts::default())
 }
 
+/// Builds the release library and copies it into the Unity package's plugin folder for
+/// this machine; returns that folder.
 fn stage() -> Result<PathBuf, String> {
     let library = build_release(&[])?;
-    Ok(library)
+    let folder = host_plugin_folder()?;
+    let plugin_dir = root().join("unity/Runtime/Plugins").join(folder);
+    std::fs::create_dir_all(&plugin_dir).map_err(|e| e.to_string())?;
+    let name = mono::native_name();
+    std::fs::copy(library.join(name), plugin_dir.join(name)).map_err(|e| format!("stage {name}: {e}"))?;
+    println!("==> staged {} into unity/Runtime/Plugins/{folder}", name);
+    Ok(plugin_dir)
+}
+
+/// The package's plugin folder for the machine this runs on.
+fn host_plugin_folder() -> Result<&'static str, String> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Ok("Linux/x86_64"),
+        ("windows", "x86_64") => Ok("Windows/x86_64"),
+        ("macos", _) => Ok("macOS/universal"),
+        (os, arch) => Err(format!("no Unity plugin folder for {os}/{arch}")),
+    }
 }
 
 /// Builds the release library and returns the target folder holding it.
@@ -112,5 +139,34 @@ fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
         .arg(static_exe.display().to_string())
         .run()?;
     counts += Step::new("C test (static library)", static_exe.display().to_string()).run_counted()?;
+    counts += readme_c_example(library, &include, &strict)?;
     Ok(counts)
+}
+
+/// Compiles and runs the C example of the README (the first ```c block after "## From C"),
+/// so that the documented usage cannot drift from the header.
+fn readme_c_example(library: &std::path::Path, include: &str, strict: &[&str]) -> Result<Counts, String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).map_err(|e| e.to_string())?;
+    let code = readme
+        .split("## From C\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```c\n").nth(1))
+        .and_then(|block| block.split("```").next())
+        .ok_or("README.md has no C example under \"## From C\"")?;
+    let out_dir = root().join("target/c-tests");
+    let source = out_dir.join("readme_example.c");
+    std::fs::write(&source, code).map_err(|e| e.to_string())?;
+    let exe = out_dir.join("readme_example");
+    Step::new("README C example (compile)", "cc")
+        .args(strict)
+        .arg(include)
+        .arg(source.display().to_string())
+        .arg(format!("-L{}", library.display()))
+        .args(["-lranking_elo", "-lm", "-o"])
+        .arg(exe.display().to_string())
+        .run()?;
+    Step::new("README C example (run)", exe.display().to_string())
+        .env("LD_LIBRARY_PATH", library.display().to_string())
+        .run()?;
+    Ok(Counts { passed: 1, failed: 0 })
 }

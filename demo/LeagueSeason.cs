@@ -1,0 +1,47 @@
+// The main job's console demo: a short league season through the C# wrapper on Mono,
+// using the same model as the Unity sample scene (unity/Samples~/LeagueDemo/Population.cs).
+using System;
+using System.Globalization;
+using RankingElo;
+using RankingElo.Samples;
+
+internal static class LeagueSeason
+{
+    private static int Main(string[] args)
+    {
+        CultureInfo.DefaultThreadCurrentCulture = CultureInfo.InvariantCulture;
+        int players = args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 12;
+        int weeks = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 4;
+        const int matchesPerWeek = 60;
+
+        Console.WriteLine("The tutorial's calls, unchanged:");
+        Console.WriteLine("  RankingELO.GetProbabilityWinning(1700f, 1300f)         = " + RankingELO.GetProbabilityWinning(1700f, 1300f).ToString(CultureInfo.InvariantCulture));
+        Console.WriteLine("  RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, false) = " + RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, false));
+        Console.WriteLine();
+
+        using (var season = new Population(players, 2025))
+        {
+            for (int week = 1; week <= weeks; week++)
+            {
+                season.PlayMatches(matchesPerWeek);
+                Console.WriteLine("Week " + week + " (" + season.MatchesPlayed + " matches)");
+                PrintTable(season);
+                Console.WriteLine();
+            }
+        }
+        return 0;
+    }
+
+    private static void PrintTable(Population season)
+    {
+        Console.WriteLine("  #  Player       Skill  Rating  Games  Streak  League");
+        int place = 1;
+        foreach (int index in season.Ranking())
+        {
+            Population.Member m = season.Members[index];
+            Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0,3}  {1,-10} {2,6:F0} {3,7:F1} {4,6} {5,7}  {6}",
+                place++, m.Name, m.Skill, m.State.Rating, m.State.GamesPlayed, m.State.WinStreak,
+                Population.LeagueNames[season.LeagueOf(m.State.Rating)]));
+        }
+    }
+}

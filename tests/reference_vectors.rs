@@ -1,0 +1,107 @@
+//! Reference vectors: inputs and the exact output bits of the Rust engine, committed at
+//! `unity/Tests/Editor/Data/reference_vectors.txt`. This test checks that the file matches
+//! what the engine computes now; the C# tests replay the same file through the Unity
+//! wrapper and require the same bits (SPEC 10 across languages, and on any device that
+//! runs the Unity tests).
+//!
+//! Regenerate after an intended change of results:
+//! `RANKING_ELO_UPDATE_VECTORS=1 cargo test --test reference_vectors`.
+
+use std::fmt::Write as _;
+
+use ranking_elo::{tutorial_probability, tutorial_update, Config, Outcome};
+
+const PATH: &str = "unity/Tests/Editor/Data/reference_vectors.txt";
+
+const CONFIGS: [&str; 5] = [
+    "{}",
+    r#"{"rounding":"truncate"}"#,
+    r#"{"rounding":"half_away_from_zero","max_rating_difference":400,"min_rating":1000,"victory_bonus":2,"score_share_bonus":4}"#,
+    r#"{"expected_score":{"model":"normal","beta":200}}"#,
+    r#"{"expected_score":{"model":"linear","k":0.001},"k_policy":{"policy":"league"},"k_combine":"average","leagues":[{"name":"Bronze","min_rating":0,"k":200},{"name":"Silver","min_rating":100,"k":150},{"name":"Gold","min_rating":200,"k":100},{"name":"Platinum","min_rating":300,"k":50}]}"#,
+];
+
+/// SplitMix64: a tiny, fixed generator so the vectors never depend on a crate version.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A float in `[low, high)` with a random fraction (not just integers).
+    fn range(&mut self, low: f32, high: f32) -> f32 {
+        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
+        low + (high - low) * unit
+    }
+}
+
+fn hex(value: f32) -> String {
+    format!("{:08x}", value.to_bits())
+}
+
+fn generate() -> String {
+    let mut out = String::from(
+        "# ranking-elo reference vectors: inputs and exact output bits (hex of IEEE-754 float32) of the Rust engine.\n\
+         # Checked by tests/reference_vectors.rs, replayed by the C# tests (ReferenceVectorTests.cs).\n\
+         # config <index> <json>\n\
+         # rate <config> <rating_a> <rating_b> <score_a> <k or -> <new_a> <new_b>\n\
+         # expected <config> <rating_a> <rating_b> <expected_a>\n\
+         # mirror <rating_1> <rating_2> <multiplier> <player1_wins 0|1> <probability> <new_1> <new_2>\n",
+    );
+    let mut rng = SplitMix(0x00E1_0E1E_0001);
+    for (index, json) in CONFIGS.iter().enumerate() {
+        writeln!(out, "config {index} {json}").unwrap();
+    }
+    for (index, json) in CONFIGS.iter().enumerate() {
+        let rules = Config::from_json(json).unwrap();
+        let (low, high) = if index == 4 { (-400.0, 600.0) } else { (600.0, 3000.0) };
+        for i in 0..40 {
+            let a = rng.range(low, high);
+            let b = rng.range(low, high);
+            let score = match i % 4 {
+                0 => 1.0,
+                1 => 0.0,
+                2 => 0.5,
+                _ => rng.range(0.0, 1.0),
+            };
+            let outcome = Outcome::from_score(f64::from(score)).unwrap();
+            let (new_a, new_b) = rules.rate(a, b, outcome).unwrap();
+            writeln!(out, "rate {index} {} {} {} - {} {}", hex(a), hex(b), hex(score), hex(new_a), hex(new_b)).unwrap();
+            let k = rng.range(0.0, 64.0);
+            let (new_a, new_b) = rules.rate_with_k(a, b, outcome, f64::from(k), f64::from(k));
+            writeln!(out, "rate {index} {} {} {} {} {} {}", hex(a), hex(b), hex(score), hex(k), hex(new_a), hex(new_b)).unwrap();
+            let e = rules.expected_score(a, b) as f32;
+            writeln!(out, "expected {index} {} {} {}", hex(a), hex(b), hex(e)).unwrap();
+        }
+    }
+    for _ in 0..60 {
+        let a = rng.range(0.0, 3000.0);
+        let b = rng.range(0.0, 3000.0);
+        let multiplier = rng.range(1.0, 64.0);
+        let wins = rng.next() & 1 == 1;
+        let p = tutorial_probability(a, b);
+        let (x, y) = tutorial_update(a, b, multiplier, wins);
+        writeln!(out, "mirror {} {} {} {} {} {} {}", hex(a), hex(b), hex(multiplier), u8::from(wins), hex(p), hex(x), hex(y)).unwrap();
+    }
+    out
+}
+
+#[test]
+fn committed_reference_vectors_match_the_engine() {
+    let path = format!("{}/{PATH}", env!("CARGO_MANIFEST_DIR"));
+    let fresh = generate();
+    if std::env::var_os("RANKING_ELO_UPDATE_VECTORS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "{PATH} differs from the engine's results; if the change is intended, regenerate it \
+         with RANKING_ELO_UPDATE_VECTORS=1 cargo test --test reference_vectors"
+    );
+}

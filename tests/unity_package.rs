@@ -1,0 +1,228 @@
+//! Checks the Unity package in `unity/` the way the Unity Editor would read it, on a
+//! machine without the Editor: the manifest and assembly definitions parse and say what
+//! they must; every imported file and folder has a `.meta`; GUIDs are well-formed and
+//! unique; the sample scene's scripts resolve; each native plugin's import settings
+//! enable exactly one platform and CPU. (`cargo xtask test` also compiles the C# with
+//! Mono against a UnityEngine stand-in.)
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn package() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("unity")
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()))
+}
+
+/// Every file and folder below `dir`, relative to the package, hidden entries excluded.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        out.push(path.clone());
+        if path.is_dir() {
+            walk(&path, out);
+        }
+    }
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(package()).unwrap().to_string_lossy().replace('\\', "/")
+}
+
+/// Whether Unity gives the path a `.meta`: everything except the package root's `~`
+/// folders themselves (their contents are copied into a project as samples, with their
+/// metas, so those need one).
+fn needs_meta(rel: &str) -> bool {
+    !rel.ends_with(".meta") && !rel.split('/').last().unwrap().ends_with('~')
+}
+
+fn guid_of(meta: &Path) -> String {
+    let text = fs::read_to_string(meta).unwrap();
+    assert!(text.starts_with("fileFormatVersion: 2\n"), "{}: not a meta file", meta.display());
+    text.lines()
+        .find_map(|line| line.strip_prefix("guid: "))
+        .unwrap_or_else(|| panic!("{} has no guid", meta.display()))
+        .to_owned()
+}
+
+fn is_plugin_binary(rel: &str) -> bool {
+    rel.starts_with("Runtime/Plugins/")
+        && [".dll", ".so", ".dylib", ".a"].iter().any(|ext| rel.ends_with(ext))
+}
+
+#[test]
+fn manifest_is_a_valid_upm_package() {
+    let manifest = json(&package().join("package.json"));
+    let name = manifest["name"].as_str().unwrap();
+    let parts: Vec<&str> = name.split('.').collect();
+    assert!(parts.len() >= 3 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')), "{name} is not reverse-DNS");
+    assert_eq!(manifest["unity"], "2021.3");
+    assert_eq!(manifest["version"].as_str().unwrap().split('.').count(), 3);
+    assert!(manifest["displayName"].is_string() && manifest["description"].is_string());
+    let samples = manifest["samples"].as_array().unwrap();
+    assert!(!samples.is_empty());
+    for sample in samples {
+        let path = package().join(sample["path"].as_str().unwrap());
+        assert!(path.is_dir(), "sample folder {} is missing", path.display());
+        assert!(sample["path"].as_str().unwrap().starts_with("Samples~/"));
+    }
+    for doc in ["README.md", "CHANGELOG.md", "LICENSE.md"] {
+        assert!(package().join(doc).is_file(), "{doc} is missing");
+    }
+}
+
+#[test]
+fn assembly_definitions_are_set_up() {
+    let runtime = json(&package().join("Runtime/RankingElo.asmdef"));
+    assert_eq!(runtime["name"], "RankingElo");
+    assert_eq!(runtime["allowUnsafeCode"], true);
+    let tests = json(&package().join("Tests/Editor/RankingElo.Tests.Editor.asmdef"));
+    assert!(tests["references"].as_array().unwrap().contains(&"RankingElo".into()));
+    assert_eq!(tests["includePlatforms"], serde_json::json!(["Editor"]));
+    assert_eq!(tests["defineConstraints"], serde_json::json!(["UNITY_INCLUDE_TESTS"]));
+    assert!(tests["precompiledReferences"].as_array().unwrap().contains(&"nunit.framework.dll".into()));
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    let names: Vec<String> = all
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "asmdef"))
+        .map(|p| json(p)["name"].as_str().unwrap().to_owned())
+        .collect();
+    let unique: BTreeSet<_> = names.iter().collect();
+    assert_eq!(unique.len(), names.len(), "assembly names must be unique: {names:?}");
+}
+
+#[test]
+fn every_asset_has_a_meta_and_guids_are_unique() {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    let mut guids: BTreeMap<String, String> = BTreeMap::new();
+    for path in &all {
+        let rel = relative(path);
+        if rel.ends_with(".meta") {
+            let asset = rel.trim_end_matches(".meta");
+            let exists = package().join(asset).exists();
+            assert!(exists || is_plugin_binary(asset), "{rel} has no asset (only native plugin binaries, which are build outputs, may be absent)");
+            let guid = guid_of(path);
+            assert!(guid.len() == 32 && guid.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{rel}: bad guid {guid}");
+            if let Some(other) = guids.insert(guid.clone(), rel.clone()) {
+                panic!("guid {guid} is used by both {other} and {rel}");
+            }
+            if path.is_dir() || package().join(asset).is_dir() {
+                assert!(fs::read_to_string(path).unwrap().contains("folderAsset: yes"), "{rel} must be a folder meta");
+            }
+        } else if needs_meta(&rel) && !is_plugin_binary(&rel) {
+            assert!(package().join(format!("{rel}.meta")).is_file(), "{rel} has no .meta");
+        }
+    }
+    assert!(guids.len() > 40, "only {} metas found", guids.len());
+}
+
+#[test]
+fn sample_scene_scripts_resolve() {
+    let sample = package().join("Samples~/LeagueDemo");
+    let scene = fs::read_to_string(sample.join("LeagueDemo.unity")).unwrap();
+    assert!(scene.starts_with("%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"));
+    let mut scripts = BTreeMap::new();
+    for entry in fs::read_dir(&sample).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".cs.meta") {
+            scripts.insert(guid_of(&path), path.with_extension(""));
+        }
+    }
+    let mut found = 0;
+    for line in scene.lines().filter(|l| l.trim_start().starts_with("m_Script:")) {
+        let guid = line.split("guid: ").nth(1).unwrap().split(',').next().unwrap();
+        let script = scripts.get(guid).unwrap_or_else(|| panic!("scene script guid {guid} has no .cs.meta in the sample"));
+        let class = script.file_stem().unwrap().to_string_lossy().to_string();
+        let source = fs::read_to_string(script).unwrap();
+        assert!(source.contains(&format!("class {class} : MonoBehaviour")), "{class}.cs must define MonoBehaviour {class}");
+        found += 1;
+    }
+    assert!(found >= 1, "the scene has no script");
+}
+
+/// The settings of one `platformData` entry of a `PluginImporter` meta.
+struct PlatformEntry {
+    key: String,
+    enabled: bool,
+    settings: BTreeMap<String, String>,
+}
+
+fn platform_entries(meta: &str) -> Vec<PlatformEntry> {
+    let body = meta.split("  platformData:\n").nth(1).unwrap().split("\n  userData:").next().unwrap();
+    body.split("  - first:\n")
+        .filter(|chunk| !chunk.trim().is_empty())
+        .map(|chunk| {
+            let mut lines = chunk.lines();
+            let key = lines.next().unwrap().trim().to_owned();
+            let mut enabled = false;
+            let mut settings = BTreeMap::new();
+            for line in lines {
+                let trimmed = line.trim();
+                if let Some(value) = trimmed.strip_prefix("enabled: ") {
+                    enabled = value == "1";
+                } else if line.starts_with("        ") {
+                    if let Some((k, v)) = trimmed.split_once(':') {
+                        settings.insert(k.trim().to_owned(), v.trim().to_owned());
+                    }
+                }
+            }
+            PlatformEntry { key, enabled, settings }
+        })
+        .collect()
+}
+
+#[test]
+fn each_plugin_enables_exactly_one_platform_and_cpu() {
+    // folder -> (platform entry, CPU, editor OS if the Editor loads it)
+    let expected = [
+        ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", "x86_64", Some("Windows")),
+        ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", "AnyCPU", Some("OSX")),
+        ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", "x86_64", Some("Linux")),
+        ("Android/arm64-v8a/libranking_elo.so", "Android: Android", "ARM64", None),
+        ("Android/armeabi-v7a/libranking_elo.so", "Android: Android", "ARMv7", None),
+        ("Android/x86_64/libranking_elo.so", "Android: Android", "X86_64", None),
+        ("iOS/arm64/libranking_elo.a", "iPhone: iOS", "ARM64", None),
+    ];
+    let mut all = Vec::new();
+    walk(&package().join("Runtime/Plugins"), &mut all);
+    let metas: Vec<String> = all.iter().map(|p| relative(p)).filter(|r| r.ends_with(".meta") && is_plugin_binary(r.trim_end_matches(".meta"))).collect();
+    assert_eq!(metas.len(), expected.len(), "plugin metas: {metas:?}");
+    for (file, platform, cpu, editor_os) in expected {
+        let path = package().join("Runtime/Plugins").join(format!("{file}.meta"));
+        let meta = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{file}.meta is missing"));
+        assert!(meta.contains("\nPluginImporter:\n"), "{file}: not a PluginImporter meta");
+        let entries = platform_entries(&meta);
+        let enabled: Vec<&PlatformEntry> = entries.iter().filter(|e| e.enabled && e.key != "Editor: Editor").collect();
+        assert_eq!(enabled.len(), 1, "{file}: exactly one player platform must be enabled");
+        assert_eq!(enabled[0].key, platform, "{file}");
+        assert_eq!(enabled[0].settings.get("CPU").map(String::as_str), Some(cpu), "{file}: CPU");
+        let editor = entries.iter().find(|e| e.key == "Editor: Editor").unwrap();
+        assert_eq!(editor.enabled, editor_os.is_some(), "{file}: Editor");
+        if let Some(os) = editor_os {
+            assert_eq!(editor.settings.get("OS").map(String::as_str), Some(os), "{file}: Editor OS");
+        }
+        let any = entries.iter().find(|e| e.key == ": Any").unwrap();
+        assert!(!any.enabled, "{file}: 'Any platform' must be off");
+        let excluded_off: Vec<&String> = any.settings.iter().filter(|(_, v)| v.as_str() == "0").map(|(k, _)| k).collect();
+        let wanted = if editor_os.is_some() { 2 } else { 1 };
+        assert_eq!(excluded_off.len(), wanted, "{file}: 'Exclude' flags must leave only its platform (and the Editor) in: {excluded_off:?}");
+    }
+}
+
+#[test]
+fn ios_uses_internal_and_others_the_library_name() {
+    let generated = fs::read_to_string(package().join("Runtime/Native/NativeMethods.g.cs")).unwrap();
+    assert!(generated.contains("#if UNITY_IOS && !UNITY_EDITOR"));
+    assert!(generated.contains("const string __DllName = \"__Internal\";"));
+    assert!(generated.contains("const string __DllName = \"ranking_elo\";"));
+    assert!(generated.contains("CallingConvention = CallingConvention.Cdecl"));
+}

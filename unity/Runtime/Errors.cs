@@ -1,0 +1,95 @@
+using System;
+
+namespace RankingElo
+{
+    /// <summary>
+    /// Why a native call failed. The values are the C ABI's <c>EloResult</c> codes and never
+    /// change meaning.
+    /// </summary>
+    public enum EloError : uint
+    {
+        /// <summary>No error.</summary>
+        None = 0,
+        /// <summary>A required pointer or array was null.</summary>
+        NullPointer = 1,
+        /// <summary>A count or length was negative, or array lengths disagree.</summary>
+        InvalidLength = 2,
+        /// <summary>A rating, K, score or point count was NaN or infinite.</summary>
+        NotFinite = 3,
+        /// <summary>A score was outside [0, 1].</summary>
+        ScoreOutOfRange = 4,
+        /// <summary>A point count was negative.</summary>
+        NegativePoints = 5,
+        /// <summary>A K factor was negative.</summary>
+        NegativeK = 6,
+        /// <summary>Malformed JSON, or a JSON value of the wrong type.</summary>
+        InvalidJson = 7,
+        /// <summary>A JSON field the engine does not know.</summary>
+        UnknownJsonField = 8,
+        /// <summary>A configuration setting out of range or inconsistent.</summary>
+        InvalidConfig = 9,
+        /// <summary>A buffer was too small (handled inside the wrapper).</summary>
+        BufferTooSmall = 10,
+        /// <summary>The K policy needs player state that the call did not give.</summary>
+        KPolicyNeedsPlayerState = 11,
+        /// <summary>Output arrays overlap the inputs other than exactly in place.</summary>
+        OverlappingBuffers = 12,
+        /// <summary>Text that is not UTF-8.</summary>
+        InvalidUtf8 = 13,
+        /// <summary>Both players of a match are the same player.</summary>
+        SamePlayer = 14,
+        /// <summary>An internal error in the native library (please report it).</summary>
+        Panic = 99,
+    }
+
+    /// <summary>Bad input to a rating function: the native engine's message says which argument and why.</summary>
+    [Serializable]
+    public class EloArgumentException : ArgumentException
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native error code.</param>
+        /// <param name="message">The native message.</param>
+        public EloArgumentException(EloError error, string message) : base(message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native error code.</summary>
+        public EloError Error { get; private set; }
+    }
+
+    /// <summary>
+    /// A call that does not fit the configuration (for example a rating-only call under the
+    /// FIDE K policy, which needs player state).
+    /// </summary>
+    [Serializable]
+    public class EloInvalidOperationException : InvalidOperationException
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native error code.</param>
+        /// <param name="message">The native message.</param>
+        public EloInvalidOperationException(EloError error, string message) : base(message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native error code.</summary>
+        public EloError Error { get; private set; }
+    }
+
+    /// <summary>An unexpected failure inside the native library.</summary>
+    [Serializable]
+    public class EloNativeException : Exception
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native error code.</param>
+        /// <param name="message">The native message.</param>
+        public EloNativeException(EloError error, string message) : base(message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native error code.</summary>
+        public EloError Error { get; private set; }
+    }
+}
