@@ -13,7 +13,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const FFI_SOURCES: [&str; 7] = [
+const FFI_SOURCES: [&str; 9] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
     "src/ffi/mirror.rs",
@@ -21,6 +21,8 @@ const FFI_SOURCES: [&str; 7] = [
     "src/ffi/rate.rs",
     "src/ffi/batch.rs",
     "src/ffi/args.rs",
+    "src/ffi/pool.rs",
+    "src/ffi/matchmaker.rs",
 ];
 
 fn main() {

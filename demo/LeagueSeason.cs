@@ -1,5 +1,5 @@
-// The main job's console demo: a short league season through the C# wrapper on Mono,
-// using the same model as the Unity sample scene (unity/Samples~/LeagueDemo/Population.cs).
+// The main job's console demo: a short league season through the C# wrapper on Mono
+// (matchmaker, rating pool, leagues), using the same model as the Unity sample scene (unity/Samples~/LeagueDemo/Population.cs).
 using System;
 using System.Globalization;
 using RankingElo;
@@ -24,7 +24,8 @@ internal static class LeagueSeason
             for (int week = 1; week <= weeks; week++)
             {
                 season.PlayMatches(matchesPerWeek);
-                Console.WriteLine("Week " + week + " (" + season.MatchesPlayed + " matches)");
+                int[] leagues = season.LeagueCounts();
+                Console.WriteLine("Week " + week + " (" + season.MatchesPlayed + " matches; Bronze " + leagues[0] + ", Silver " + leagues[1] + ", Gold " + leagues[2] + ", Platinum " + leagues[3] + ")");
                 PrintTable(season);
                 Console.WriteLine();
             }
@@ -36,12 +37,13 @@ internal static class LeagueSeason
     {
         Console.WriteLine("  #  Player       Skill  Rating  Games  Streak  League");
         int place = 1;
+        var members = season.Members;
         foreach (int index in season.Ranking())
         {
-            Population.Member m = season.Members[index];
+            Population.Member m = members[index];
             Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "{0,3}  {1,-10} {2,6:F0} {3,7:F1} {4,6} {5,7}  {6}",
                 place++, m.Name, m.Skill, m.State.Rating, m.State.GamesPlayed, m.State.WinStreak,
-                Population.LeagueNames[season.LeagueOf(m.State.Rating)]));
+                Population.LeagueNames[season.LeagueOfPlayer(index)]));
         }
     }
 }

@@ -50,6 +50,14 @@ enum EloResult
   ELO_RESULT_INVALID_UTF8 = 13,
   // Both players of a match are the same player.
   ELO_RESULT_SAME_PLAYER = 14,
+  // A player index is outside the pool.
+  ELO_RESULT_INDEX_OUT_OF_RANGE = 15,
+  // A pool save is truncated, corrupted, of another format or version, or inconsistent.
+  ELO_RESULT_INVALID_SAVE = 16,
+  // A file could not be read or written.
+  ELO_RESULT_IO = 17,
+  // A player id is already waiting in the matchmaker.
+  ELO_RESULT_DUPLICATE_ID = 18,
   // A Rust panic was caught at the boundary (a bug: please report it).
   ELO_RESULT_PANIC = 99,
 };
@@ -65,6 +73,14 @@ typedef uint32_t EloResult;
 // [`elo_config_from_json`], release it with [`elo_config_free`]. Safe to share between
 // threads.
 typedef struct EloConfig EloConfig;
+
+// A matchmaking queue. Create it with [`elo_matchmaker_new`], release it with
+// [`elo_matchmaker_free`].
+typedef struct EloMatchmaker EloMatchmaker;
+
+// A pool of players with state, rated under one configuration. Create it with
+// [`elo_pool_new`], release it with [`elo_pool_free`].
+typedef struct EloPool EloPool;
 
 // Two floats, laid out like Unity's `Vector2`: `x` is player 1, `y` player 2.
 typedef struct EloVector2 {
@@ -205,6 +221,66 @@ EloResult elo_last_error_message(char *buffer, int32_t buffer_len, int32_t *out_
 // As [`elo_last_error_message`].
 EloResult elo_result_description(uint32_t code, char *buffer, int32_t buffer_len, int32_t *out_len);
 
+// Creates an empty queue. Two players may meet when their rating difference is within
+// both players' distance `min(initial_distance + growth_per_second * waited,
+// max_distance)`; each picks at random (from `seed`) among its `candidates` nearest
+// eligible opponents. Out-of-range settings give `ELO_RESULT_INVALID_CONFIG` naming the
+// setting.
+//
+// # Safety
+// `out_matchmaker` must be valid for one write.
+EloResult elo_matchmaker_new(double initial_distance,
+                             double growth_per_second,
+                             double max_distance,
+                             int32_t candidates,
+                             uint64_t seed,
+                             struct EloMatchmaker **out_matchmaker);
+
+// Releases a queue. NULL is ignored.
+//
+// # Safety
+// `matchmaker` must be NULL or a live handle, not used afterwards.
+void elo_matchmaker_free(struct EloMatchmaker *matchmaker);
+
+// Puts player `id` with `rating` in the queue at time `now` (seconds, any epoch, the
+// same clock as [`elo_matchmaker_tick`]). An id already waiting gives
+// `ELO_RESULT_DUPLICATE_ID`.
+//
+// # Safety
+// `matchmaker` must be a live handle.
+EloResult elo_matchmaker_join(struct EloMatchmaker *matchmaker,
+                              uint64_t id,
+                              float rating,
+                              double now);
+
+// Removes player `id` from the queue; `*out_was_waiting` is 1 if it was waiting, else 0.
+//
+// # Safety
+// `matchmaker` must be a live handle; `out_was_waiting` valid for one write.
+EloResult elo_matchmaker_leave(struct EloMatchmaker *matchmaker,
+                               uint64_t id,
+                               uint8_t *out_was_waiting);
+
+// The number of waiting players into `*out_len`.
+//
+// # Safety
+// `matchmaker` must be a live handle; `out_len` valid for one write.
+EloResult elo_matchmaker_len(const struct EloMatchmaker *matchmaker, int32_t *out_len);
+
+// Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
+// go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
+// the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
+// player is in two pairs; the same seed and calls give the same pairs.
+//
+// # Safety
+// `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
+EloResult elo_matchmaker_tick(struct EloMatchmaker *matchmaker,
+                              double now,
+                              uint64_t *out_player_a,
+                              uint64_t *out_player_b,
+                              int32_t capacity,
+                              int32_t *out_pairs);
+
 // Probability that player 1 wins: `1 / (1 + 10^((rating_player2 - rating_player1) / 400))`.
 //
 // Mirrors `RankingELO.GetProbabilityWinning`. NaN or infinite input returns NaN.
@@ -219,6 +295,192 @@ struct EloVector2 elo_update_player_rankings(float rating_player1,
                                              float rating_player2,
                                              float multiplier,
                                              uint8_t is_player1_winner);
+
+// Creates an empty pool rated under a copy of `config` into `*out_pool`.
+//
+// # Safety
+// `config` must be a live handle; `out_pool` valid for one write.
+EloResult elo_pool_new(const struct EloConfig *config, struct EloPool **out_pool);
+
+// Releases a pool. NULL is ignored.
+//
+// # Safety
+// `pool` must be NULL or a live handle from `elo_pool_new`, not used afterwards.
+void elo_pool_free(struct EloPool *pool);
+
+// Adds `count` players at the configured initial rating (in an empty zero-sum pool, at
+// `T / count`); the index of the first goes to `*out_first_index`.
+//
+// # Safety
+// `pool` must be a live handle; `out_first_index` valid for one write.
+EloResult elo_pool_add_players(struct EloPool *pool, int32_t count, int32_t *out_first_index);
+
+// Adds `count` players with the given states; the index of the first goes to
+// `*out_first_index`. Nothing is added if a rating is NaN or infinite.
+//
+// # Safety
+// `pool` must be a live handle; `states` valid for `count` reads.
+EloResult elo_pool_add_player_states(struct EloPool *pool,
+                                     const struct EloPlayerState *states,
+                                     int32_t count,
+                                     int32_t *out_first_index);
+
+// The number of players into `*out_len`.
+//
+// # Safety
+// `pool` must be a live handle; `out_len` valid for one write.
+EloResult elo_pool_len(const struct EloPool *pool, int32_t *out_len);
+
+// Player `index`'s state (current rating, games, streak, flags) into `*out_player`.
+//
+// # Safety
+// `pool` must be a live handle; `out_player` valid for one write.
+EloResult elo_pool_get_player(const struct EloPool *pool,
+                              int32_t index,
+                              struct EloPlayerState *out_player);
+
+// Replaces player `index`'s state (for example to load ratings from a server).
+//
+// # Safety
+// `pool` must be a live handle; `player` valid for one read.
+EloResult elo_pool_set_player(struct EloPool *pool,
+                              int32_t index,
+                              const struct EloPlayerState *player);
+
+// Copies the states of players `start .. start + count` into `out_players`.
+//
+// # Safety
+// `pool` must be a live handle; `out_players` valid for `count` writes.
+EloResult elo_pool_get_players(const struct EloPool *pool,
+                               int32_t start,
+                               int32_t count,
+                               struct EloPlayerState *out_players);
+
+// Copies the current ratings of players `start .. start + count` into `out_ratings`.
+//
+// # Safety
+// `pool` must be a live handle; `out_ratings` valid for `count` writes.
+EloResult elo_pool_get_ratings(const struct EloPool *pool,
+                               int32_t start,
+                               int32_t count,
+                               float *out_ratings);
+
+// Applies `count` matches in order, atomically: player `player_a[i]` against
+// `player_b[i]` with A's score `score_a[i]` in `[0, 1]`. The whole list is validated
+// first; on any bad match (index out of range, a player against themself, a bad score)
+// nothing changes and the message gives the match's position (`matches[17]: …`).
+// `out_delta_a`, `out_delta_b` (rating changes before any zero-sum adjustment) and
+// `out_expected_a` are optional (NULL) arrays of `count` elements.
+//
+// # Safety
+// `pool` must be a live handle; the arrays valid for `count` elements.
+EloResult elo_pool_apply(struct EloPool *pool,
+                         const int32_t *player_a,
+                         const int32_t *player_b,
+                         const float *score_a,
+                         int32_t count,
+                         float *out_delta_a,
+                         float *out_delta_b,
+                         float *out_expected_a);
+
+// [`elo_pool_apply`] with each result given as the points both players scored
+// (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+//
+// # Safety
+// As [`elo_pool_apply`].
+EloResult elo_pool_apply_points(struct EloPool *pool,
+                                const int32_t *player_a,
+                                const int32_t *player_b,
+                                const float *points_a,
+                                const float *points_b,
+                                int32_t count,
+                                float *out_delta_a,
+                                float *out_delta_b,
+                                float *out_expected_a);
+
+// The `n` best players' indices, best first, into `out_indices` (room for `n`);
+// `*out_count` receives how many were written (fewer when the pool is smaller).
+//
+// # Safety
+// `pool` must be a live handle; `out_indices` valid for `n` writes.
+EloResult elo_pool_top(const struct EloPool *pool,
+                       int32_t n,
+                       int32_t *out_indices,
+                       int32_t *out_count);
+
+// The `n` lowest-rated players' indices, lowest first (see [`elo_pool_top`]).
+//
+// # Safety
+// As [`elo_pool_top`].
+EloResult elo_pool_bottom(const struct EloPool *pool,
+                          int32_t n,
+                          int32_t *out_indices,
+                          int32_t *out_count);
+
+// Player `index`'s rank (1 = best; equal ratings: the lower index ranks higher) into
+// `*out_rank`.
+//
+// # Safety
+// `pool` must be a live handle; `out_rank` valid for one write.
+EloResult elo_pool_rank(const struct EloPool *pool, int32_t index, int32_t *out_rank);
+
+// Player `index`'s league (0 = lowest) into `*out_league`.
+//
+// # Safety
+// `pool` must be a live handle; `out_league` valid for one write.
+EloResult elo_pool_league_of(const struct EloPool *pool, int32_t index, int32_t *out_league);
+
+// Players per league (index 0 = lowest) into `out_counts`, which has room for
+// `capacity` entries; `*out_leagues` receives the number of leagues (1 when none are
+// configured) even when `capacity` is too small (`ELO_RESULT_BUFFER_TOO_SMALL`).
+//
+// # Safety
+// `pool` must be a live handle; `out_counts` valid for `capacity` writes.
+EloResult elo_pool_league_counts(const struct EloPool *pool,
+                                 int32_t *out_counts,
+                                 int32_t capacity,
+                                 int32_t *out_leagues);
+
+// The sum of all ratings into `*out_total` (the configured total in a zero-sum pool).
+//
+// # Safety
+// `pool` must be a live handle; `out_total` valid for one write.
+EloResult elo_pool_total(const struct EloPool *pool, double *out_total);
+
+// Writes the pool (configuration, ratings, player state) as save JSON plus a NUL into
+// `buffer`, with the buffer rules of `elo_config_to_json`.
+//
+// # Safety
+// `pool` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for one
+// write.
+EloResult elo_pool_to_json(const struct EloPool *pool,
+                           char *buffer,
+                           int32_t buffer_len,
+                           int32_t *out_len);
+
+// Replaces the pool's whole content (configuration included) with a save made by
+// [`elo_pool_to_json`]. The save is validated first (format, version, checksum, counts,
+// values); on failure (`ELO_RESULT_INVALID_SAVE`) the pool is left as it was.
+//
+// # Safety
+// `pool` must be a live handle; `json` valid for `json_len` bytes.
+EloResult elo_pool_load_json(struct EloPool *pool, const char *json, int32_t json_len);
+
+// Saves the pool to the file at `path` (`path_len` bytes of UTF-8) atomically: a
+// temporary file is written, flushed and renamed, so a crash never leaves a half-written
+// save.
+//
+// # Safety
+// `pool` must be a live handle; `path` valid for `path_len` bytes.
+EloResult elo_pool_save_file(const struct EloPool *pool, const char *path, int32_t path_len);
+
+// Replaces the pool's content with the save in the file at `path`; a missing file
+// (`ELO_RESULT_IO`) or a truncated, corrupted or inconsistent one
+// (`ELO_RESULT_INVALID_SAVE`) leaves the pool as it was.
+//
+// # Safety
+// `pool` must be a live handle; `path` valid for `path_len` bytes.
+EloResult elo_pool_load_file(struct EloPool *pool, const char *path, int32_t path_len);
 
 // The expected score of player A against player B under the configuration's model,
 // into `*out_expected_a` (`E_B = 1 - E_A`).

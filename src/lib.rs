@@ -57,8 +57,11 @@ pub mod expected;
 pub mod ffi;
 pub mod kpolicy;
 pub mod league;
+pub mod matchmaking;
 pub mod outcome;
 pub mod player;
+pub mod pool;
+pub mod save;
 pub mod update;
 
 pub use config::{Config, KCombine, Rounding, Rules};

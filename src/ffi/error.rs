@@ -42,13 +42,21 @@ pub enum EloResult {
     InvalidUtf8 = 13,
     /// Both players of a match are the same player.
     SamePlayer = 14,
+    /// A player index is outside the pool.
+    IndexOutOfRange = 15,
+    /// A pool save is truncated, corrupted, of another format or version, or inconsistent.
+    InvalidSave = 16,
+    /// A file could not be read or written.
+    Io = 17,
+    /// A player id is already waiting in the matchmaker.
+    DuplicateId = 18,
     /// A Rust panic was caught at the boundary (a bug: please report it).
     Panic = 99,
 }
 
 impl EloResult {
     /// Every code, for tests and documentation tables.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 20] = [
         Self::Ok,
         Self::NullPointer,
         Self::InvalidLength,
@@ -64,6 +72,10 @@ impl EloResult {
         Self::OverlappingBuffers,
         Self::InvalidUtf8,
         Self::SamePlayer,
+        Self::IndexOutOfRange,
+        Self::InvalidSave,
+        Self::Io,
+        Self::DuplicateId,
         Self::Panic,
     ];
 
@@ -92,6 +104,10 @@ impl EloResult {
             Self::OverlappingBuffers => "output arrays overlap the inputs other than in place",
             Self::InvalidUtf8 => "text is not valid UTF-8",
             Self::SamePlayer => "both players of a match are the same player",
+            Self::IndexOutOfRange => "a player index is outside the pool",
+            Self::InvalidSave => "the pool save is truncated, corrupted or inconsistent",
+            Self::Io => "a file could not be read or written",
+            Self::DuplicateId => "the player id is already waiting",
             Self::Panic => "internal error (a caught Rust panic)",
         }
     }
@@ -127,6 +143,35 @@ impl From<Error> for FfiError {
             Error::InvalidConfig(_) => EloResult::InvalidConfig,
         };
         Self::new(code, error.to_string())
+    }
+}
+
+impl From<crate::pool::PoolError> for FfiError {
+    fn from(error: crate::pool::PoolError) -> Self {
+        use crate::pool::PoolError;
+        let code = match &error {
+            PoolError::IndexOutOfRange { .. } => EloResult::IndexOutOfRange,
+            PoolError::SamePlayer { .. } => EloResult::SamePlayer,
+            PoolError::BadOutcome { error, .. } => FfiError::from(error.clone()).code,
+            PoolError::OutputLength { .. } => EloResult::InvalidLength,
+        };
+        Self::new(code, error.to_string())
+    }
+}
+
+impl From<crate::save::SaveError> for FfiError {
+    fn from(error: crate::save::SaveError) -> Self {
+        let code = match error {
+            crate::save::SaveError::Invalid(_) => EloResult::InvalidSave,
+            crate::save::SaveError::Io(_) => EloResult::Io,
+        };
+        Self::new(code, error.to_string())
+    }
+}
+
+impl From<crate::error::ConfigError> for FfiError {
+    fn from(error: crate::error::ConfigError) -> Self {
+        Self::new(EloResult::InvalidConfig, error.to_string())
     }
 }
 

@@ -18,7 +18,8 @@
 //!   negative values are refused with `ELO_RESULT_INVALID_LENGTH`.
 //!
 //! Thread safety: an `EloConfig` is immutable after creation and may be used from any
-//! number of threads at once.
+//! number of threads at once. `EloPool` and `EloMatchmaker` lock for every call: using
+//! one from several threads at once is safe (calls are serialized, each atomic).
 
 #[macro_use]
 pub mod panic;
@@ -26,13 +27,17 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod error;
+pub mod matchmaker;
 pub mod mirror;
+pub mod pool;
 pub mod rate;
 
 pub use batch::*;
 pub use config::*;
 pub use error::*;
+pub use matchmaker::*;
 pub use mirror::*;
+pub use pool::*;
 pub use rate::*;
 
 /// The library version as a NUL-terminated UTF-8 string with static lifetime

@@ -217,6 +217,77 @@ static void test_json_round_trip(void) {
     elo_config_free(NULL);
 }
 
+static void test_pool_and_matchmaker(void) {
+    EloConfig *config = config_from("{\"zero_sum_total\": 6000}");
+    EloPool *pool = NULL;
+    CHECK_CODE(elo_pool_new(config, &pool), ELO_RESULT_OK);
+    elo_config_free(config); /* the pool keeps its own copy */
+    int32_t first = -1, len = 0;
+    CHECK_CODE(elo_pool_add_players(pool, 4, &first), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_len(pool, &len), ELO_RESULT_OK);
+    CHECK(first == 0 && len == 4);
+
+    const int32_t a[3] = {0, 2, 0}, b[3] = {1, 3, 2};
+    const float scores[3] = {1.0f, 0.5f, 1.0f};
+    float delta_a[3], expected[3];
+    CHECK_CODE(elo_pool_apply(pool, a, b, scores, 3, delta_a, NULL, expected), ELO_RESULT_OK);
+    CHECK(delta_a[0] == 16.0f && expected[0] == 0.5f);
+    double total = 0.0;
+    CHECK_CODE(elo_pool_total(pool, &total), ELO_RESULT_OK);
+    CHECK(fabs(total - 6000.0) < 1e-6);
+
+    /* A bad match anywhere: nothing applied, position reported. */
+    float before[4], after[4];
+    CHECK_CODE(elo_pool_get_ratings(pool, 0, 4, before), ELO_RESULT_OK);
+    const int32_t bad_b[3] = {1, 3, 7};
+    CHECK_CODE(elo_pool_apply(pool, a, bad_b, scores, 3, NULL, NULL, NULL), ELO_RESULT_INDEX_OUT_OF_RANGE);
+    CHECK(strncmp(last_message(), "matches[2]", 10) == 0);
+    CHECK_CODE(elo_pool_get_ratings(pool, 0, 4, after), ELO_RESULT_OK);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+
+    int32_t top[2], count = 0, rank = 0;
+    CHECK_CODE(elo_pool_top(pool, 2, top, &count), ELO_RESULT_OK);
+    CHECK(count == 2 && top[0] == 0);
+    CHECK_CODE(elo_pool_rank(pool, 0, &rank), ELO_RESULT_OK);
+    CHECK(rank == 1);
+    EloPlayerState p0;
+    CHECK_CODE(elo_pool_get_player(pool, 0, &p0), ELO_RESULT_OK);
+    CHECK(p0.games_played == 2 && p0.win_streak == 2);
+
+    /* Save and restore through a buffer. */
+    int32_t needed = 0;
+    CHECK_CODE(elo_pool_to_json(pool, NULL, 0, &needed), ELO_RESULT_BUFFER_TOO_SMALL);
+    static char save[8192];
+    CHECK(needed < (int32_t)sizeof save);
+    CHECK_CODE(elo_pool_to_json(pool, save, (int32_t)sizeof save, &needed), ELO_RESULT_OK);
+    EloConfig *plain = NULL;
+    EloPool *copy = NULL;
+    CHECK_CODE(elo_config_new(&plain), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_new(plain, &copy), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_load_json(copy, save, needed), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_get_ratings(copy, 0, 4, after), ELO_RESULT_OK);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    CHECK_CODE(elo_pool_load_json(copy, save, needed / 2), ELO_RESULT_INVALID_SAVE);
+    elo_pool_free(copy);
+    elo_pool_free(pool);
+    elo_config_free(plain);
+
+    /* Matchmaking. */
+    EloMatchmaker *queue = NULL;
+    CHECK_CODE(elo_matchmaker_new(100.0, 10.0, 400.0, 4, 42, &queue), ELO_RESULT_OK);
+    CHECK_CODE(elo_matchmaker_join(queue, 1, 1500.0f, 0.0), ELO_RESULT_OK);
+    CHECK_CODE(elo_matchmaker_join(queue, 2, 1580.0f, 0.0), ELO_RESULT_OK);
+    CHECK_CODE(elo_matchmaker_join(queue, 3, 2300.0f, 0.0), ELO_RESULT_OK);
+    CHECK_CODE(elo_matchmaker_join(queue, 1, 1500.0f, 0.0), ELO_RESULT_DUPLICATE_ID);
+    uint64_t pa[2], pb[2];
+    int32_t pairs = -1;
+    CHECK_CODE(elo_matchmaker_tick(queue, 1.0, pa, pb, 2, &pairs), ELO_RESULT_OK);
+    CHECK(pairs == 1 && pa[0] == 1 && pb[0] == 2);
+    CHECK_CODE(elo_matchmaker_len(queue, &len), ELO_RESULT_OK);
+    CHECK(len == 1);
+    elo_matchmaker_free(queue);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -224,6 +295,7 @@ int main(void) {
     test_batch();
     test_errors();
     test_json_round_trip();
+    test_pool_and_matchmaker();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -38,6 +38,14 @@ namespace RankingElo
         InvalidUtf8 = 13,
         /// <summary>Both players of a match are the same player.</summary>
         SamePlayer = 14,
+        /// <summary>A player index is outside the pool.</summary>
+        IndexOutOfRange = 15,
+        /// <summary>A pool save is truncated, corrupted or inconsistent.</summary>
+        InvalidSave = 16,
+        /// <summary>A file could not be read or written.</summary>
+        Io = 17,
+        /// <summary>A player id is already waiting in the matchmaker.</summary>
+        DuplicateId = 18,
         /// <summary>An internal error in the native library (please report it).</summary>
         Panic = 99,
     }
@@ -69,6 +77,22 @@ namespace RankingElo
         /// <param name="error">The native error code.</param>
         /// <param name="message">The native message.</param>
         public EloInvalidOperationException(EloError error, string message) : base(message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native error code.</summary>
+        public EloError Error { get; private set; }
+    }
+
+    /// <summary>A save file could not be read or written; the message says why.</summary>
+    [Serializable]
+    public class EloIOException : System.IO.IOException
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native error code.</param>
+        /// <param name="message">The native message.</param>
+        public EloIOException(EloError error, string message) : base(message)
         {
             Error = error;
         }

@@ -98,7 +98,7 @@ pub fn native_name() -> &'static str {
 /// Builds and runs the NUnit suite of `unity/Tests/Editor` against the native library.
 pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
     let out = out_dir();
-    let tests = out.join("RankingElo.Tests.dll");
+    let tests = out.join("RankingElo.Tests.Editor.dll");
     let framework = nunit_framework()?;
     let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
     mcs("C# tests (mcs)", &tests, "library", &references, sources(&root().join("unity/Tests")))?;

@@ -246,6 +246,278 @@ namespace RankingElo.Native
         [DllImport(__DllName, EntryPoint = "elo_update_player_rankings_batch", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_update_player_rankings_batch(float* rating_player1, float* rating_player2, float* score_player1, float multiplier, int count, float* out_rating_player1, float* out_rating_player2);
 
+        /// <summary>
+        ///  Creates an empty pool rated under a copy of `config` into `*out_pool`.
+        ///
+        ///  # Safety
+        ///  `config` must be a live handle; `out_pool` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_new", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_new(EloConfig* config, EloPool** out_pool);
+
+        /// <summary>
+        ///  Releases a pool. NULL is ignored.
+        ///
+        ///  # Safety
+        ///  `pool` must be NULL or a live handle from `elo_pool_new`, not used afterwards.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_free", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern void elo_pool_free(EloPool* pool);
+
+        /// <summary>
+        ///  Adds `count` players at the configured initial rating (in an empty zero-sum pool, at
+        ///  `T / count`); the index of the first goes to `*out_first_index`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_first_index` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_add_players", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_add_players(EloPool* pool, int count, int* out_first_index);
+
+        /// <summary>
+        ///  Adds `count` players with the given states; the index of the first goes to
+        ///  `*out_first_index`. Nothing is added if a rating is NaN or infinite.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `states` valid for `count` reads.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_add_player_states", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_add_player_states(EloPool* pool, EloPlayerState* states, int count, int* out_first_index);
+
+        /// <summary>
+        ///  The number of players into `*out_len`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_len` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_len", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_len(EloPool* pool, int* out_len);
+
+        /// <summary>
+        ///  Player `index`'s state (current rating, games, streak, flags) into `*out_player`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_player` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_get_player", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_get_player(EloPool* pool, int index, EloPlayerState* out_player);
+
+        /// <summary>
+        ///  Replaces player `index`'s state (for example to load ratings from a server).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `player` valid for one read.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_set_player", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_set_player(EloPool* pool, int index, EloPlayerState* player);
+
+        /// <summary>
+        ///  Copies the states of players `start .. start + count` into `out_players`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_players` valid for `count` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_get_players", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_get_players(EloPool* pool, int start, int count, EloPlayerState* out_players);
+
+        /// <summary>
+        ///  Copies the current ratings of players `start .. start + count` into `out_ratings`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_ratings` valid for `count` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_get_ratings", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_get_ratings(EloPool* pool, int start, int count, float* out_ratings);
+
+        /// <summary>
+        ///  Applies `count` matches in order, atomically: player `player_a[i]` against
+        ///  `player_b[i]` with A's score `score_a[i]` in `[0, 1]`. The whole list is validated
+        ///  first; on any bad match (index out of range, a player against themself, a bad score)
+        ///  nothing changes and the message gives the match's position (`matches[17]: …`).
+        ///  `out_delta_a`, `out_delta_b` (rating changes before any zero-sum adjustment) and
+        ///  `out_expected_a` are optional (NULL) arrays of `count` elements.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; the arrays valid for `count` elements.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply(EloPool* pool, int* player_a, int* player_b, float* score_a, int count, float* out_delta_a, float* out_delta_b, float* out_expected_a);
+
+        /// <summary>
+        ///  [`elo_pool_apply`] with each result given as the points both players scored
+        ///  (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+        ///
+        ///  # Safety
+        ///  As [`elo_pool_apply`].
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_points", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_points(EloPool* pool, int* player_a, int* player_b, float* points_a, float* points_b, int count, float* out_delta_a, float* out_delta_b, float* out_expected_a);
+
+        /// <summary>
+        ///  The `n` best players' indices, best first, into `out_indices` (room for `n`);
+        ///  `*out_count` receives how many were written (fewer when the pool is smaller).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_indices` valid for `n` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_top", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_top(EloPool* pool, int n, int* out_indices, int* out_count);
+
+        /// <summary>
+        ///  The `n` lowest-rated players' indices, lowest first (see [`elo_pool_top`]).
+        ///
+        ///  # Safety
+        ///  As [`elo_pool_top`].
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_bottom", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_bottom(EloPool* pool, int n, int* out_indices, int* out_count);
+
+        /// <summary>
+        ///  Player `index`'s rank (1 = best; equal ratings: the lower index ranks higher) into
+        ///  `*out_rank`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_rank` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_rank", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_rank(EloPool* pool, int index, int* out_rank);
+
+        /// <summary>
+        ///  Player `index`'s league (0 = lowest) into `*out_league`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_league` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_league_of", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_league_of(EloPool* pool, int index, int* out_league);
+
+        /// <summary>
+        ///  Players per league (index 0 = lowest) into `out_counts`, which has room for
+        ///  `capacity` entries; `*out_leagues` receives the number of leagues (1 when none are
+        ///  configured) even when `capacity` is too small (`ELO_RESULT_BUFFER_TOO_SMALL`).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_counts` valid for `capacity` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_league_counts", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_league_counts(EloPool* pool, int* out_counts, int capacity, int* out_leagues);
+
+        /// <summary>
+        ///  The sum of all ratings into `*out_total` (the configured total in a zero-sum pool).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_total` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_total", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_total(EloPool* pool, double* out_total);
+
+        /// <summary>
+        ///  Writes the pool (configuration, ratings, player state) as save JSON plus a NUL into
+        ///  `buffer`, with the buffer rules of `elo_config_to_json`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for one
+        ///  write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_to_json", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_to_json(EloPool* pool, byte* buffer, int buffer_len, int* out_len);
+
+        /// <summary>
+        ///  Replaces the pool's whole content (configuration included) with a save made by
+        ///  [`elo_pool_to_json`]. The save is validated first (format, version, checksum, counts,
+        ///  values); on failure (`ELO_RESULT_INVALID_SAVE`) the pool is left as it was.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `json` valid for `json_len` bytes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_load_json", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_load_json(EloPool* pool, byte* json, int json_len);
+
+        /// <summary>
+        ///  Saves the pool to the file at `path` (`path_len` bytes of UTF-8) atomically: a
+        ///  temporary file is written, flushed and renamed, so a crash never leaves a half-written
+        ///  save.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `path` valid for `path_len` bytes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_save_file", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_save_file(EloPool* pool, byte* path, int path_len);
+
+        /// <summary>
+        ///  Replaces the pool's content with the save in the file at `path`; a missing file
+        ///  (`ELO_RESULT_IO`) or a truncated, corrupted or inconsistent one
+        ///  (`ELO_RESULT_INVALID_SAVE`) leaves the pool as it was.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `path` valid for `path_len` bytes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_load_file", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_load_file(EloPool* pool, byte* path, int path_len);
+
+        /// <summary>
+        ///  Creates an empty queue. Two players may meet when their rating difference is within
+        ///  both players' distance `min(initial_distance + growth_per_second * waited,
+        ///  max_distance)`; each picks at random (from `seed`) among its `candidates` nearest
+        ///  eligible opponents. Out-of-range settings give `ELO_RESULT_INVALID_CONFIG` naming the
+        ///  setting.
+        ///
+        ///  # Safety
+        ///  `out_matchmaker` must be valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_new", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_new(double initial_distance, double growth_per_second, double max_distance, int candidates, ulong seed, EloMatchmaker** out_matchmaker);
+
+        /// <summary>
+        ///  Releases a queue. NULL is ignored.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be NULL or a live handle, not used afterwards.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_free", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern void elo_matchmaker_free(EloMatchmaker* matchmaker);
+
+        /// <summary>
+        ///  Puts player `id` with `rating` in the queue at time `now` (seconds, any epoch, the
+        ///  same clock as [`elo_matchmaker_tick`]). An id already waiting gives
+        ///  `ELO_RESULT_DUPLICATE_ID`.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_join", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_join(EloMatchmaker* matchmaker, ulong id, float rating, double now);
+
+        /// <summary>
+        ///  Removes player `id` from the queue; `*out_was_waiting` is 1 if it was waiting, else 0.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; `out_was_waiting` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_leave", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_leave(EloMatchmaker* matchmaker, ulong id, byte* out_was_waiting);
+
+        /// <summary>
+        ///  The number of waiting players into `*out_len`.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; `out_len` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_len", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_len(EloMatchmaker* matchmaker, int* out_len);
+
+        /// <summary>
+        ///  Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
+        ///  go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
+        ///  the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
+        ///  player is in two pairs; the same seed and calls give the same pairs.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_tick(EloMatchmaker* matchmaker, double now, ulong* out_player_a, ulong* out_player_b, int capacity, int* out_pairs);
+
 
     }
 
@@ -305,6 +577,24 @@ namespace RankingElo.Native
         ///  1 once the rating has reached 2400 (FIDE K = 10 for good), else 0.
         /// </summary>
         public byte has_reached_2400;
+    }
+
+    /// <summary>
+    ///  A pool of players with state, rated under one configuration. Create it with
+    ///  [`elo_pool_new`], release it with [`elo_pool_free`].
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe partial struct EloPool
+    {
+    }
+
+    /// <summary>
+    ///  A matchmaking queue. Create it with [`elo_matchmaker_new`], release it with
+    ///  [`elo_matchmaker_free`].
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe partial struct EloMatchmaker
+    {
     }
 
 
@@ -374,6 +664,22 @@ namespace RankingElo.Native
         ///  Both players of a match are the same player.
         /// </summary>
         SamePlayer = 14,
+        /// <summary>
+        ///  A player index is outside the pool.
+        /// </summary>
+        IndexOutOfRange = 15,
+        /// <summary>
+        ///  A pool save is truncated, corrupted, of another format or version, or inconsistent.
+        /// </summary>
+        InvalidSave = 16,
+        /// <summary>
+        ///  A file could not be read or written.
+        /// </summary>
+        Io = 17,
+        /// <summary>
+        ///  A player id is already waiting in the matchmaker.
+        /// </summary>
+        DuplicateId = 18,
         /// <summary>
         ///  A Rust panic was caught at the boundary (a bug: please report it).
         /// </summary>

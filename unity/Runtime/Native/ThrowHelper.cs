@@ -33,7 +33,12 @@ namespace RankingElo.Native
                 case EloResult.OverlappingBuffers:
                 case EloResult.InvalidUtf8:
                 case EloResult.SamePlayer:
+                case EloResult.IndexOutOfRange:
+                case EloResult.InvalidSave:
+                case EloResult.DuplicateId:
                     return new EloArgumentException(error, message);
+                case EloResult.Io:
+                    return new EloIOException(error, message);
                 case EloResult.KPolicyNeedsPlayerState:
                     return new EloInvalidOperationException(error, message);
                 default:

@@ -55,10 +55,12 @@ namespace RankingElo.Samples
         {
             int[] ranking = population.Ranking();
             var members = population.Members;
+            int[] counts = population.LeagueCounts();
+            GUILayout.Label(string.Format(CultureInfo.InvariantCulture, "Bronze {0}  Silver {1}  Gold {2}  Platinum {3}", counts[0], counts[1], counts[2], counts[3]));
             for (int place = 0; place < Mathf.Min(15, ranking.Length); place++)
             {
                 Population.Member m = members[ranking[place]];
-                string league = Population.LeagueNames[population.LeagueOf(m.State.Rating)];
+                string league = Population.LeagueNames[population.LeagueOfPlayer(ranking[place])];
                 GUILayout.Label(string.Format(CultureInfo.InvariantCulture, "{0,2}. {1,-10} {2,7:F0}  skill {3,5:F0}  {4}",
                     place + 1, m.Name, m.State.Rating, m.Skill, league));
             }
@@ -69,11 +71,13 @@ namespace RankingElo.Samples
             GUI.Box(area, "Rating (vertical) against hidden skill (horizontal)");
             const float low = 700f, high = 2100f;
             Color previous = GUI.color;
-            foreach (Population.Member m in population.Members)
+            var members = population.Members;
+            for (int i = 0; i < members.Count; i++)
             {
+                Population.Member m = members[i];
                 float x = area.x + (m.Skill - low) / (high - low) * area.width;
                 float y = area.y + area.height - (m.State.Rating - low) / (high - low) * area.height;
-                GUI.color = LeagueColors[population.LeagueOf(m.State.Rating)];
+                GUI.color = LeagueColors[population.LeagueOfPlayer(i)];
                 GUI.DrawTexture(new Rect(x - 3, y - 3, 6, 6), Texture2D.whiteTexture);
             }
             GUI.color = previous;

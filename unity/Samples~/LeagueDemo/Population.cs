@@ -5,12 +5,14 @@ using RankingElo;
 namespace RankingElo.Samples
 {
     /// <summary>
-    /// A small population with hidden true skills that plays rated matches: the model behind
-    /// the League Demo scene (no Unity types, so it runs anywhere).
+    /// A small population with hidden true skills on a ladder: players queue in a
+    /// <see cref="Matchmaker"/>, the pairs it forms play, and a <see cref="RatingPool"/> rates
+    /// the results. The model behind the League Demo scene (no Unity types, so it also runs
+    /// in the console demo).
     /// </summary>
     public sealed class Population : IDisposable
     {
-        /// <summary>One player: a hidden skill and the state the engine rates.</summary>
+        /// <summary>One player as the leaderboard shows it.</summary>
         public struct Member
         {
             /// <summary>Name shown on the leaderboard.</summary>
@@ -19,25 +21,34 @@ namespace RankingElo.Samples
             /// <summary>Hidden true skill on the rating scale (the engine never sees it).</summary>
             public float Skill;
 
-            /// <summary>Rating and history as the engine keeps them.</summary>
+            /// <summary>Rating and history as the pool keeps them.</summary>
             public PlayerState State;
         }
 
-        private readonly EloRules rules;
-        private readonly Member[] members;
-        private readonly Random random;
+        /// <summary>League names, lowest first.</summary>
+        public static readonly string[] LeagueNames = { "Bronze", "Silver", "Gold", "Platinum" };
+
+        private readonly int size;
         private readonly int seed;
+        private readonly float[] skills;
+        private readonly ulong[] pairA;
+        private readonly ulong[] pairB;
+        private RatingPool pool;
+        private Matchmaker queue;
+        private Random random;
+        private double clock;
 
         /// <summary>Creates a population of <paramref name="size"/> players, all at the initial rating.</summary>
         /// <param name="size">Number of players (at least 2).</param>
-        /// <param name="seed">Seed of skills and results: the same seed plays the same season.</param>
+        /// <param name="seed">Seed of skills, results and matchmaking: the same seed plays the same season.</param>
         public Population(int size, int seed)
         {
             if (size < 2) throw new ArgumentOutOfRangeException("size", size, "needs at least two players");
+            this.size = size;
             this.seed = seed;
-            rules = new EloRules(DemoSettings());
-            members = new Member[size];
-            random = new Random(seed);
+            skills = new float[size];
+            pairA = new ulong[size / 2];
+            pairB = new ulong[size / 2];
             Reset();
         }
 
@@ -46,79 +57,121 @@ namespace RankingElo.Samples
         public static EloSettings DemoSettings()
         {
             var settings = new EloSettings { KPolicy = KPolicy.League(), InitialRating = 1200f, MinRating = 800f };
-            settings.Leagues.Add(new League("Bronze", 0f, 40) { VictoryBonus = 2 });
-            settings.Leagues.Add(new League("Silver", 1300f, 32));
-            settings.Leagues.Add(new League("Gold", 1500f, 24));
-            settings.Leagues.Add(new League("Platinum", 1700f, 16));
+            settings.Leagues.Add(new League(LeagueNames[0], 0f, 40) { VictoryBonus = 2 });
+            settings.Leagues.Add(new League(LeagueNames[1], 1300f, 32));
+            settings.Leagues.Add(new League(LeagueNames[2], 1500f, 24));
+            settings.Leagues.Add(new League(LeagueNames[3], 1700f, 16));
             return settings;
-        }
-
-        /// <summary>The players, in creation order.</summary>
-        public IList<Member> Members
-        {
-            get { return Array.AsReadOnly(members); }
         }
 
         /// <summary>Matches played since the last reset.</summary>
         public int MatchesPlayed { get; private set; }
 
-        /// <summary>League names, lowest first.</summary>
-        public static readonly string[] LeagueNames = { "Bronze", "Silver", "Gold", "Platinum" };
-
-        /// <summary>The league index of a rating.</summary>
-        /// <param name="rating">The rating.</param>
-        /// <returns>0 (Bronze) to 3 (Platinum).</returns>
-        public int LeagueOf(float rating)
+        /// <summary>The players, in creation order, with their current state.</summary>
+        public IList<Member> Members
         {
-            return rules.LeagueOf(rating);
+            get
+            {
+                var states = new PlayerState[size];
+                pool.GetPlayers(states);
+                var members = new Member[size];
+                for (int i = 0; i < size; i++)
+                {
+                    members[i] = new Member { Name = "Player " + (i + 1), Skill = skills[i], State = states[i] };
+                }
+                return members;
+            }
         }
 
-        /// <summary>New skills (normal, mean 1400, spread 250), everybody back to the initial rating.</summary>
+        /// <summary>The league index of player <paramref name="index"/>.</summary>
+        /// <param name="index">The player.</param>
+        /// <returns>0 (Bronze) to 3 (Platinum).</returns>
+        public int LeagueOfPlayer(int index)
+        {
+            return pool.LeagueOf(index);
+        }
+
+        /// <summary>Players per league, Bronze first.</summary>
+        /// <returns>The counts.</returns>
+        public int[] LeagueCounts()
+        {
+            return pool.LeagueCounts();
+        }
+
+        /// <summary>New skills (normal, mean 1400, spread 250), everybody back to the initial rating and in the queue.</summary>
         public void Reset()
         {
-            var skills = new Random(seed);
-            for (int i = 0; i < members.Length; i++)
+            Dispose();
+            var skillRandom = new Random(seed);
+            for (int i = 0; i < size; i++) skills[i] = 1400f + 250f * (float)Gaussian(skillRandom);
+            using (var rules = new EloRules(DemoSettings()))
             {
-                members[i].Name = "Player " + (i + 1);
-                members[i].Skill = 1400f + 250f * (float)Gaussian(skills);
-                members[i].State = rules.NewPlayer();
+                pool = new RatingPool(rules);
             }
+            pool.AddPlayers(size);
+            var settings = MatchmakerSettings.Default;
+            settings.Seed = (ulong)seed;
+            queue = new Matchmaker(settings);
+            random = new Random(seed + 1);
+            clock = 0.0;
             MatchesPlayed = 0;
+            for (int i = 0; i < size; i++) queue.Join((ulong)i, pool[i].Rating, clock);
         }
 
-        /// <summary>Plays one match between two random players; the result is drawn from their true skills.</summary>
+        /// <summary>Plays one match: the matchmaker forms a pair, the result is drawn from the true skills.</summary>
         public void PlayMatch()
         {
-            int a = random.Next(members.Length);
-            int b = random.Next(members.Length - 1);
-            if (b >= a) b++;
-            double trueChance = 1.0 / (1.0 + Math.Pow(10.0, (members[b].Skill - members[a].Skill) / 400.0));
-            MatchResult result = random.NextDouble() < trueChance ? MatchResult.Win : MatchResult.Loss;
-            rules.RatePlayers(ref members[a].State, ref members[b].State, result);
-            MatchesPlayed++;
+            PlayMatches(1);
         }
 
-        /// <summary>Plays <paramref name="count"/> matches.</summary>
+        /// <summary>Plays <paramref name="count"/> matches, ticking the matchmaker one simulated second at a time.</summary>
         /// <param name="count">How many.</param>
         public void PlayMatches(int count)
         {
-            for (int i = 0; i < count; i++) PlayMatch();
+            int played = 0;
+            while (played < count)
+            {
+                int pairs = queue.Tick(clock, pairA, pairB, count - played);
+                if (pairs > 0) Play(pairs);
+                played += pairs;
+                clock += 1.0;
+            }
+        }
+
+        private void Play(int pairs)
+        {
+            var a = new int[pairs];
+            var b = new int[pairs];
+            var scores = new float[pairs];
+            for (int i = 0; i < pairs; i++)
+            {
+                a[i] = (int)pairA[i];
+                b[i] = (int)pairB[i];
+                double trueChance = 1.0 / (1.0 + Math.Pow(10.0, (skills[b[i]] - skills[a[i]]) / 400.0));
+                scores[i] = random.NextDouble() < trueChance ? 1f : 0f;
+            }
+            pool.Apply(a, b, scores);
+            MatchesPlayed += pairs;
+            // The players go back into the queue with their new ratings.
+            for (int i = 0; i < pairs; i++)
+            {
+                queue.Join(pairA[i], pool[a[i]].Rating, clock);
+                queue.Join(pairB[i], pool[b[i]].Rating, clock);
+            }
         }
 
         /// <summary>Player indices by rating, best first.</summary>
         /// <returns>The ranking.</returns>
         public int[] Ranking()
         {
-            var order = new int[members.Length];
-            for (int i = 0; i < order.Length; i++) order[i] = i;
-            Array.Sort(order, (x, y) => members[y].State.Rating.CompareTo(members[x].State.Rating));
-            return order;
+            return pool.Top(size);
         }
 
-        /// <summary>Releases the native rules.</summary>
+        /// <summary>Releases the native pool and queue.</summary>
         public void Dispose()
         {
-            rules.Dispose();
+            if (pool != null) pool.Dispose();
+            if (queue != null) queue.Dispose();
         }
 
         private static double Gaussian(Random random)

@@ -1,0 +1,143 @@
+//! `EloMatchmaker`: a matchmaking queue behind an opaque handle (SPEC section 8).
+//!
+//! Thread safety: as for pools, every call takes the queue's lock, so concurrent use is
+//! safe and each call is atomic.
+
+use std::sync::{Mutex, MutexGuard};
+
+use super::args::{arg_len, arg_mut, arg_ref, arg_slice_mut};
+use super::error::{EloResult, FfiError};
+use crate::matchmaking::{JoinError, Matchmaker, MatchmakingSettings};
+
+/// A matchmaking queue. Create it with [`elo_matchmaker_new`], release it with
+/// [`elo_matchmaker_free`].
+pub struct EloMatchmaker {
+    queue: Mutex<Matchmaker>,
+}
+
+fn lock<'a>(matchmaker: *const EloMatchmaker) -> Result<MutexGuard<'a, Matchmaker>, FfiError> {
+    let matchmaker = unsafe { arg_ref(matchmaker, "matchmaker")? };
+    matchmaker
+        .queue
+        .lock()
+        .map_err(|_| FfiError::new(EloResult::Panic, "the matchmaker is unusable after an internal error"))
+}
+
+/// Creates an empty queue. Two players may meet when their rating difference is within
+/// both players' distance `min(initial_distance + growth_per_second * waited,
+/// max_distance)`; each picks at random (from `seed`) among its `candidates` nearest
+/// eligible opponents. Out-of-range settings give `ELO_RESULT_INVALID_CONFIG` naming the
+/// setting.
+///
+/// # Safety
+/// `out_matchmaker` must be valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_new(
+    initial_distance: f64,
+    growth_per_second: f64,
+    max_distance: f64,
+    candidates: i32,
+    seed: u64,
+    out_matchmaker: *mut *mut EloMatchmaker,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_matchmaker, "out_matchmaker")? };
+        let candidates = u32::try_from(candidates).map_err(|_| FfiError::new(EloResult::InvalidConfig, "candidates: must be at least 1"))?;
+        let settings = MatchmakingSettings { initial_distance, growth_per_second, max_distance, candidates, seed };
+        let queue = Matchmaker::new(settings)?;
+        *out = Box::into_raw(Box::new(EloMatchmaker { queue: Mutex::new(queue) }));
+        Ok(())
+    })
+}
+
+/// Releases a queue. NULL is ignored.
+///
+/// # Safety
+/// `matchmaker` must be NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_free(matchmaker: *mut EloMatchmaker) {
+    ffi_boundary!(value () => {
+        if !matchmaker.is_null() {
+            drop(unsafe { Box::from_raw(matchmaker) });
+        }
+    });
+}
+
+/// Puts player `id` with `rating` in the queue at time `now` (seconds, any epoch, the
+/// same clock as [`elo_matchmaker_tick`]). An id already waiting gives
+/// `ELO_RESULT_DUPLICATE_ID`.
+///
+/// # Safety
+/// `matchmaker` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_join(matchmaker: *mut EloMatchmaker, id: u64, rating: f32, now: f64) -> EloResult {
+    ffi_boundary!(result => {
+        lock(matchmaker)?.join(id, rating, now).map_err(|error| {
+            let code = match error {
+                JoinError::DuplicateId(_) => EloResult::DuplicateId,
+                JoinError::NotFinite(_) => EloResult::NotFinite,
+            };
+            FfiError::new(code, error.to_string())
+        })
+    })
+}
+
+/// Removes player `id` from the queue; `*out_was_waiting` is 1 if it was waiting, else 0.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; `out_was_waiting` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_leave(matchmaker: *mut EloMatchmaker, id: u64, out_was_waiting: *mut u8) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_was_waiting, "out_was_waiting")? };
+        *out = u8::from(lock(matchmaker)?.leave(id));
+        Ok(())
+    })
+}
+
+/// The number of waiting players into `*out_len`.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; `out_len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_len(matchmaker: *const EloMatchmaker, out_len: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_len, "out_len")? };
+        *out = i32::try_from(lock(matchmaker)?.len()).unwrap_or(i32::MAX);
+        Ok(())
+    })
+}
+
+/// Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
+/// go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
+/// the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
+/// player is in two pairs; the same seed and calls give the same pairs.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_tick(
+    matchmaker: *mut EloMatchmaker,
+    now: f64,
+    out_player_a: *mut u64,
+    out_player_b: *mut u64,
+    capacity: i32,
+    out_pairs: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let capacity = arg_len(capacity, "capacity")?;
+        let out_a = unsafe { arg_slice_mut(out_player_a, capacity, "out_player_a")? };
+        let out_b = unsafe { arg_slice_mut(out_player_b, capacity, "out_player_b")? };
+        let pairs_out = unsafe { arg_mut(out_pairs, "out_pairs")? };
+        if !now.is_finite() {
+            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
+        }
+        let pairs = lock(matchmaker)?.tick(now, capacity);
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            out_a[i] = *a;
+            out_b[i] = *b;
+        }
+        *pairs_out = i32::try_from(pairs.len()).unwrap_or(i32::MAX);
+        Ok(())
+    })
+}

@@ -1,0 +1,446 @@
+//! `EloPool`: a player pool behind an opaque handle (SPEC section 7).
+//!
+//! Thread safety: every pool function takes the pool's lock for the duration of the
+//! call, so a pool used from several threads at once is safe (calls are serialized, each
+//! one atomic); it is never corrupted. After an internal error (a caught panic) the pool
+//! refuses further use with `ELO_RESULT_PANIC`.
+
+use std::os::raw::c_char;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use super::args::{arg_finite, arg_len, arg_mut, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text};
+use super::config::EloConfig;
+use super::error::{EloResult, FfiError};
+use super::rate::EloPlayerState;
+use crate::outcome::Outcome;
+use crate::player::PlayerState;
+use crate::pool::{Match, MatchOutputs, Pool, PoolError};
+
+/// A pool of players with state, rated under one configuration. Create it with
+/// [`elo_pool_new`], release it with [`elo_pool_free`].
+pub struct EloPool {
+    pool: Mutex<Pool>,
+}
+
+/// Locks the pool of a handle.
+fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Pool>, FfiError> {
+    let pool = unsafe { arg_ref(pool, "pool")? };
+    pool.pool.lock().map_err(|_| FfiError::new(EloResult::Panic, "the pool is unusable after an internal error"))
+}
+
+fn index_arg(index: i32, len: usize, name: &str) -> Result<usize, FfiError> {
+    usize::try_from(index).ok().filter(|i| *i < len).ok_or_else(|| {
+        FfiError::new(EloResult::IndexOutOfRange, format!("{name} {index} is out of range (the pool has {len} players)"))
+    })
+}
+
+fn count_out(value: usize) -> i32 {
+    i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+/// Creates an empty pool rated under a copy of `config` into `*out_pool`.
+///
+/// # Safety
+/// `config` must be a live handle; `out_pool` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_new(config: *const EloConfig, out_pool: *mut *mut EloPool) -> EloResult {
+    ffi_boundary!(result => {
+        let config = unsafe { arg_ref(config, "config")? };
+        let out = unsafe { arg_mut(out_pool, "out_pool")? };
+        *out = Box::into_raw(Box::new(EloPool { pool: Mutex::new(Pool::new(config.rules.clone())) }));
+        Ok(())
+    })
+}
+
+/// Releases a pool. NULL is ignored.
+///
+/// # Safety
+/// `pool` must be NULL or a live handle from `elo_pool_new`, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_free(pool: *mut EloPool) {
+    ffi_boundary!(value () => {
+        if !pool.is_null() {
+            drop(unsafe { Box::from_raw(pool) });
+        }
+    });
+}
+
+/// Adds `count` players at the configured initial rating (in an empty zero-sum pool, at
+/// `T / count`); the index of the first goes to `*out_first_index`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_first_index` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_add_players(pool: *mut EloPool, count: i32, out_first_index: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let count = arg_len(count, "count")?;
+        let out = unsafe { arg_mut(out_first_index, "out_first_index")? };
+        let mut pool = lock(pool)?;
+        if pool.len() + count > i32::MAX as usize {
+            return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
+        }
+        *out = count_out(pool.add_players(count));
+        Ok(())
+    })
+}
+
+/// Adds `count` players with the given states; the index of the first goes to
+/// `*out_first_index`. Nothing is added if a rating is NaN or infinite.
+///
+/// # Safety
+/// `pool` must be a live handle; `states` valid for `count` reads.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_add_player_states(pool: *mut EloPool, states: *const EloPlayerState, count: i32, out_first_index: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let n = arg_len(count, "count")?;
+        let states = unsafe { arg_slice(states, n, "states")? };
+        let out = unsafe { arg_mut(out_first_index, "out_first_index")? };
+        let converted: Vec<PlayerState> = states.iter().map(PlayerState::from).collect();
+        let mut pool = lock(pool)?;
+        if pool.len() + n > i32::MAX as usize {
+            return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
+        }
+        *out = count_out(pool.add_player_states(&converted)?);
+        Ok(())
+    })
+}
+
+/// The number of players into `*out_len`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_len(pool: *const EloPool, out_len: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_len, "out_len")? };
+        *out = count_out(lock(pool)?.len());
+        Ok(())
+    })
+}
+
+/// Player `index`'s state (current rating, games, streak, flags) into `*out_player`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_player` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_get_player(pool: *const EloPool, index: i32, out_player: *mut EloPlayerState) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_player, "out_player")? };
+        let pool = lock(pool)?;
+        let index = index_arg(index, pool.len(), "index")?;
+        *out = pool.player(index).map(EloPlayerState::from).unwrap_or_else(|| unreachable!("index checked"));
+        Ok(())
+    })
+}
+
+/// Replaces player `index`'s state (for example to load ratings from a server).
+///
+/// # Safety
+/// `pool` must be a live handle; `player` valid for one read.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_set_player(pool: *mut EloPool, index: i32, player: *const EloPlayerState) -> EloResult {
+    ffi_boundary!(result => {
+        let state = PlayerState::from(unsafe { arg_ref(player, "player")? });
+        arg_finite(state.rating, "player.rating")?;
+        let mut pool = lock(pool)?;
+        let index = index_arg(index, pool.len(), "index")?;
+        pool.set_player(index, state)?;
+        Ok(())
+    })
+}
+
+/// Copies the states of players `start .. start + count` into `out_players`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_players` valid for `count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_get_players(pool: *const EloPool, start: i32, count: i32, out_players: *mut EloPlayerState) -> EloResult {
+    ffi_boundary!(result => {
+        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
+        let out = unsafe { arg_slice_mut(out_players, n, "out_players")? };
+        let pool = lock(pool)?;
+        let mut states = vec![PlayerState::new(0.0); n];
+        pool.players_into(start, &mut states).map_err(|_| range_error(start, n, pool.len()))?;
+        for (target, state) in out.iter_mut().zip(states) {
+            *target = state.into();
+        }
+        Ok(())
+    })
+}
+
+/// Copies the current ratings of players `start .. start + count` into `out_ratings`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_ratings` valid for `count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_get_ratings(pool: *const EloPool, start: i32, count: i32, out_ratings: *mut f32) -> EloResult {
+    ffi_boundary!(result => {
+        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
+        let out = unsafe { arg_slice_mut(out_ratings, n, "out_ratings")? };
+        let pool = lock(pool)?;
+        pool.ratings_into(start, out).map_err(|_| range_error(start, n, pool.len()))?;
+        Ok(())
+    })
+}
+
+fn range_error(start: usize, count: usize, len: usize) -> FfiError {
+    FfiError::new(EloResult::IndexOutOfRange, format!("players {start}..{} are not all in the pool (it has {len})", start + count))
+}
+
+/// Applies `count` matches in order, atomically: player `player_a[i]` against
+/// `player_b[i]` with A's score `score_a[i]` in `[0, 1]`. The whole list is validated
+/// first; on any bad match (index out of range, a player against themself, a bad score)
+/// nothing changes and the message gives the match's position (`matches[17]: …`).
+/// `out_delta_a`, `out_delta_b` (rating changes before any zero-sum adjustment) and
+/// `out_expected_a` are optional (NULL) arrays of `count` elements.
+///
+/// # Safety
+/// `pool` must be a live handle; the arrays valid for `count` elements.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply(
+    pool: *mut EloPool,
+    player_a: *const i32,
+    player_b: *const i32,
+    score_a: *const f32,
+    count: i32,
+    out_delta_a: *mut f32,
+    out_delta_b: *mut f32,
+    out_expected_a: *mut f32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let n = arg_len(count, "count")?;
+        let scores = unsafe { arg_slice(score_a, n, "score_a")? };
+        let matches = unsafe { read_matches(player_a, player_b, n, |i| Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) })? };
+        unsafe { apply(pool, &matches, out_delta_a, out_delta_b, out_expected_a) }
+    })
+}
+
+/// [`elo_pool_apply`] with each result given as the points both players scored
+/// (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+///
+/// # Safety
+/// As [`elo_pool_apply`].
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply_points(
+    pool: *mut EloPool,
+    player_a: *const i32,
+    player_b: *const i32,
+    points_a: *const f32,
+    points_b: *const f32,
+    count: i32,
+    out_delta_a: *mut f32,
+    out_delta_b: *mut f32,
+    out_expected_a: *mut f32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let n = arg_len(count, "count")?;
+        let points_a = unsafe { arg_slice(points_a, n, "points_a")? };
+        let points_b = unsafe { arg_slice(points_b, n, "points_b")? };
+        let mut outcomes = Vec::with_capacity(n);
+        for i in 0..n {
+            let outcome = Outcome::from_points(f64::from(points_a[i]), f64::from(points_b[i])).map_err(|error| {
+                let inner = FfiError::from(error);
+                FfiError::new(inner.code, format!("matches[{i}]: {}; nothing was applied", inner.message))
+            })?;
+            outcomes.push(outcome);
+        }
+        let matches = unsafe { read_matches(player_a, player_b, n, |i| outcomes[i])? };
+        unsafe { apply(pool, &matches, out_delta_a, out_delta_b, out_expected_a) }
+    })
+}
+
+unsafe fn read_matches(player_a: *const i32, player_b: *const i32, n: usize, outcome: impl Fn(usize) -> Outcome) -> Result<Vec<Match>, FfiError> {
+    let a = unsafe { arg_slice(player_a, n, "player_a")? };
+    let b = unsafe { arg_slice(player_b, n, "player_b")? };
+    let mut matches = Vec::with_capacity(n);
+    for i in 0..n {
+        // A negative index becomes usize::MAX: reported as out of range with its position.
+        let index = |value: i32| usize::try_from(value).unwrap_or(usize::MAX);
+        matches.push(Match::new(index(a[i]), index(b[i]), outcome(i)));
+    }
+    Ok(matches)
+}
+
+unsafe fn apply(pool: *mut EloPool, matches: &[Match], delta_a: *mut f32, delta_b: *mut f32, expected_a: *mut f32) -> Result<(), FfiError> {
+    let n = matches.len();
+    let optional = |ptr: *mut f32, name: &str| -> Result<Option<&mut [f32]>, FfiError> {
+        if ptr.is_null() { Ok(None) } else { Ok(Some(unsafe { arg_slice_mut(ptr, n, name)? })) }
+    };
+    let outputs = MatchOutputs {
+        delta_a: optional(delta_a, "out_delta_a")?,
+        delta_b: optional(delta_b, "out_delta_b")?,
+        expected_a: optional(expected_a, "out_expected_a")?,
+    };
+    let mut pool = lock(pool)?;
+    pool.apply(matches, Some(outputs)).map_err(|error| match error {
+        PoolError::IndexOutOfRange { position, index, len } if index == usize::MAX => FfiError::new(
+            EloResult::IndexOutOfRange,
+            format!("matches[{position}]: a player index is negative (the pool has {len} players); nothing was applied"),
+        ),
+        other => other.into(),
+    })
+}
+
+/// The `n` best players' indices, best first, into `out_indices` (room for `n`);
+/// `*out_count` receives how many were written (fewer when the pool is smaller).
+///
+/// # Safety
+/// `pool` must be a live handle; `out_indices` valid for `n` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_top(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count: *mut i32) -> EloResult {
+    ffi_boundary!(result => { unsafe { extreme(pool, n, out_indices, out_count, true) } })
+}
+
+/// The `n` lowest-rated players' indices, lowest first (see [`elo_pool_top`]).
+///
+/// # Safety
+/// As [`elo_pool_top`].
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_bottom(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count: *mut i32) -> EloResult {
+    ffi_boundary!(result => { unsafe { extreme(pool, n, out_indices, out_count, false) } })
+}
+
+unsafe fn extreme(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count: *mut i32, best: bool) -> Result<(), FfiError> {
+    let n = arg_len(n, "n")?;
+    let out = unsafe { arg_slice_mut(out_indices, n, "out_indices")? };
+    let count = unsafe { arg_mut(out_count, "out_count")? };
+    let pool = lock(pool)?;
+    let indices = if best { pool.top(n) } else { pool.bottom(n) };
+    for (target, index) in out.iter_mut().zip(&indices) {
+        *target = count_out(*index);
+    }
+    *count = count_out(indices.len());
+    Ok(())
+}
+
+/// Player `index`'s rank (1 = best; equal ratings: the lower index ranks higher) into
+/// `*out_rank`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_rank` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_rank(pool: *const EloPool, index: i32, out_rank: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_rank, "out_rank")? };
+        let pool = lock(pool)?;
+        let index = index_arg(index, pool.len(), "index")?;
+        *out = count_out(pool.rank(index).unwrap_or_else(|| unreachable!("index checked")));
+        Ok(())
+    })
+}
+
+/// Player `index`'s league (0 = lowest) into `*out_league`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_league` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_league_of(pool: *const EloPool, index: i32, out_league: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_league, "out_league")? };
+        let pool = lock(pool)?;
+        let index = index_arg(index, pool.len(), "index")?;
+        *out = count_out(pool.league_of_player(index).unwrap_or_else(|| unreachable!("index checked")));
+        Ok(())
+    })
+}
+
+/// Players per league (index 0 = lowest) into `out_counts`, which has room for
+/// `capacity` entries; `*out_leagues` receives the number of leagues (1 when none are
+/// configured) even when `capacity` is too small (`ELO_RESULT_BUFFER_TOO_SMALL`).
+///
+/// # Safety
+/// `pool` must be a live handle; `out_counts` valid for `capacity` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_league_counts(pool: *const EloPool, out_counts: *mut i32, capacity: i32, out_leagues: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let capacity = arg_len(capacity, "capacity")?;
+        let leagues = unsafe { arg_mut(out_leagues, "out_leagues")? };
+        let counts = lock(pool)?.league_counts();
+        *leagues = count_out(counts.len());
+        if capacity < counts.len() {
+            return Err(FfiError::new(EloResult::BufferTooSmall, format!("capacity is {capacity} but there are {} leagues", counts.len())));
+        }
+        let out = unsafe { arg_slice_mut(out_counts, counts.len(), "out_counts")? };
+        for (target, count) in out.iter_mut().zip(counts) {
+            *target = count_out(count);
+        }
+        Ok(())
+    })
+}
+
+/// The sum of all ratings into `*out_total` (the configured total in a zero-sum pool).
+///
+/// # Safety
+/// `pool` must be a live handle; `out_total` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_total(pool: *const EloPool, out_total: *mut f64) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_total, "out_total")? };
+        *out = lock(pool)?.total();
+        Ok(())
+    })
+}
+
+/// Writes the pool (configuration, ratings, player state) as save JSON plus a NUL into
+/// `buffer`, with the buffer rules of `elo_config_to_json`.
+///
+/// # Safety
+/// `pool` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for one
+/// write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_to_json(pool: *const EloPool, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let out_len = unsafe { arg_mut(out_len, "out_len")? };
+        let text = crate::save::to_json(&*lock(pool)?);
+        unsafe { write_text(&text, buffer, buffer_len, out_len) }
+    })
+}
+
+/// Replaces the pool's whole content (configuration included) with a save made by
+/// [`elo_pool_to_json`]. The save is validated first (format, version, checksum, counts,
+/// values); on failure (`ELO_RESULT_INVALID_SAVE`) the pool is left as it was.
+///
+/// # Safety
+/// `pool` must be a live handle; `json` valid for `json_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_load_json(pool: *mut EloPool, json: *const c_char, json_len: i32) -> EloResult {
+    ffi_boundary!(result => {
+        let text = unsafe { arg_utf8(json, json_len, "json")? };
+        let restored = crate::save::from_json(text)?;
+        *lock(pool)? = restored;
+        Ok(())
+    })
+}
+
+/// Saves the pool to the file at `path` (`path_len` bytes of UTF-8) atomically: a
+/// temporary file is written, flushed and renamed, so a crash never leaves a half-written
+/// save.
+///
+/// # Safety
+/// `pool` must be a live handle; `path` valid for `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_save_file(pool: *const EloPool, path: *const c_char, path_len: i32) -> EloResult {
+    ffi_boundary!(result => {
+        let path = unsafe { arg_utf8(path, path_len, "path")? };
+        let pool = lock(pool)?;
+        crate::save::save_file(&pool, Path::new(path))?;
+        Ok(())
+    })
+}
+
+/// Replaces the pool's content with the save in the file at `path`; a missing file
+/// (`ELO_RESULT_IO`) or a truncated, corrupted or inconsistent one
+/// (`ELO_RESULT_INVALID_SAVE`) leaves the pool as it was.
+///
+/// # Safety
+/// `pool` must be a live handle; `path` valid for `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_load_file(pool: *mut EloPool, path: *const c_char, path_len: i32) -> EloResult {
+    ffi_boundary!(result => {
+        let path = unsafe { arg_utf8(path, path_len, "path")? };
+        let restored = crate::save::load_file(Path::new(path))?;
+        *lock(pool)? = restored;
+        Ok(())
+    })
+}

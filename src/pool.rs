@@ -1,0 +1,516 @@
+//! Player pools: players with state, matches applied in order, atomically (SPEC section 7),
+//! an optional zero-sum total kept in O(1) per match, and leaderboard queries.
+//!
+//! ```
+//! use ranking_elo::pool::{Match, Pool};
+//! use ranking_elo::{Outcome, Rules};
+//!
+//! let mut pool = Pool::new(Rules::default());
+//! let first = pool.add_players(3);
+//! pool.apply(&[Match::new(first, first + 1, Outcome::WIN), Match::new(first + 2, first, Outcome::DRAW)], None).unwrap();
+//! assert_eq!(pool.player(first).unwrap().games_played, 2);
+//! assert_eq!(pool.top(1), vec![first]);
+//! ```
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::config::Rules;
+use crate::error::{check_finite, Error};
+use crate::outcome::{check_score, Outcome};
+use crate::player::PlayerState;
+
+/// One match of a list applied to a pool: player indices and the outcome seen from `a`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Match {
+    /// Index of player A.
+    pub a: usize,
+    /// Index of player B.
+    pub b: usize,
+    /// The result seen from A.
+    pub outcome: Outcome,
+}
+
+impl Match {
+    /// A match between players `a` and `b`.
+    #[must_use]
+    pub const fn new(a: usize, b: usize, outcome: Outcome) -> Self {
+        Self { a, b, outcome }
+    }
+}
+
+/// Why a list of matches was refused (nothing was applied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PoolError {
+    /// A match names a player index the pool does not have.
+    IndexOutOfRange {
+        /// Position of the match in the list.
+        position: usize,
+        /// The bad index.
+        index: usize,
+        /// Number of players.
+        len: usize,
+    },
+    /// A match pairs a player with themself.
+    SamePlayer {
+        /// Position of the match in the list.
+        position: usize,
+    },
+    /// A match's score is invalid (NaN, outside `[0, 1]`, negative points…).
+    BadOutcome {
+        /// Position of the match in the list.
+        position: usize,
+        /// What is wrong.
+        error: Error,
+    },
+    /// An output array does not have one slot per match.
+    OutputLength {
+        /// Which output.
+        name: &'static str,
+        /// Its length.
+        len: usize,
+        /// Matches in the list.
+        expected: usize,
+    },
+}
+
+impl std::fmt::Display for PoolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::IndexOutOfRange { position, index, len } => {
+                write!(f, "matches[{position}]: player index {index} is out of range (the pool has {len} players); nothing was applied")
+            }
+            Self::SamePlayer { position } => {
+                write!(f, "matches[{position}]: a player cannot play themself; nothing was applied")
+            }
+            Self::BadOutcome { position, error } => write!(f, "matches[{position}]: {error}; nothing was applied"),
+            Self::OutputLength { name, len, expected } => {
+                write!(f, "{name} has {len} elements but there are {expected} matches")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PoolError {}
+
+/// Optional per-match outputs of [`Pool::apply`], each with one slot per match.
+#[derive(Debug, Default)]
+pub struct MatchOutputs<'a> {
+    /// Rating change of player A (before any zero-sum adjustment).
+    pub delta_a: Option<&'a mut [f32]>,
+    /// Rating change of player B (before any zero-sum adjustment).
+    pub delta_b: Option<&'a mut [f32]>,
+    /// Expected score of A before the match.
+    pub expected_a: Option<&'a mut [f32]>,
+}
+
+/// A pool of players rated under one set of [`Rules`].
+///
+/// In zero-sum mode (`zero_sum_total` configured) the total of all ratings is brought back
+/// to `T` after every match by giving each player `(T - sum R) / N` (002). This costs O(1)
+/// per match: the pool stores each rating relative to a shared offset that absorbs the
+/// adjustment, and keeps the running sum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    pub(crate) rules: Rules,
+    /// Player state; `rating` holds the rating relative to `offset`.
+    pub(crate) players: Vec<PlayerState>,
+    /// Added to every stored rating (zero-sum adjustments); 0 when zero-sum is off.
+    pub(crate) offset: f64,
+    /// Sum of the stored (relative) ratings, kept up to date match by match.
+    pub(crate) stored_sum: f64,
+}
+
+impl Pool {
+    /// An empty pool.
+    #[must_use]
+    pub fn new(rules: Rules) -> Self {
+        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: 0.0 }
+    }
+
+    /// The rules the pool rates with.
+    #[must_use]
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Number of players.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.players.len()
+    }
+
+    /// Whether the pool has no player.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.players.is_empty()
+    }
+
+    /// Adds `count` new players; returns the index of the first. They start at the initial
+    /// rating, except in a zero-sum pool that was empty, where they start at `T / N`. In a
+    /// zero-sum pool everybody is then shifted equally so that the total is `T` again.
+    pub fn add_players(&mut self, count: usize) -> usize {
+        let first = self.players.len();
+        let rating = match self.rules.config.zero_sum_total {
+            Some(total) if first == 0 && count > 0 => (total / (count as f64)) as f32,
+            _ => self.rules.config.initial_rating,
+        };
+        let template = PlayerState::new(rating);
+        for _ in 0..count {
+            self.push(template);
+        }
+        self.rebalance();
+        first
+    }
+
+    /// Adds players with given state (ratings must be finite); returns the index of the
+    /// first. Nothing is added if any state is invalid.
+    ///
+    /// # Errors
+    /// A non-finite rating (the message names its position).
+    pub fn add_player_states(&mut self, states: &[PlayerState]) -> Result<usize, Error> {
+        for (i, state) in states.iter().enumerate() {
+            check_finite(f64::from(state.rating), &format!("players[{i}].rating"))?;
+        }
+        let first = self.players.len();
+        for state in states {
+            self.push(*state);
+        }
+        self.rebalance();
+        Ok(first)
+    }
+
+    fn push(&mut self, state: PlayerState) {
+        let stored = (f64::from(state.rating) - self.offset) as f32;
+        self.stored_sum += f64::from(stored);
+        self.players.push(PlayerState { rating: stored, ..state });
+    }
+
+    /// The current rating of a stored player (its stored value plus the offset).
+    #[inline(always)]
+    fn effective(&self, stored: f32) -> f32 {
+        if self.offset == 0.0 {
+            stored
+        } else {
+            (f64::from(stored) + self.offset) as f32
+        }
+    }
+
+    /// Player `index` with its current rating, or `None` out of range.
+    #[must_use]
+    pub fn player(&self, index: usize) -> Option<PlayerState> {
+        self.players
+            .get(index)
+            .map(|p| PlayerState { rating: self.effective(p.rating), ..*p })
+    }
+
+    /// Current rating of player `index`.
+    #[must_use]
+    pub fn rating(&self, index: usize) -> Option<f32> {
+        self.players.get(index).map(|p| self.effective(p.rating))
+    }
+
+    /// Replaces player `index`'s state.
+    ///
+    /// # Errors
+    /// An index out of range or a non-finite rating.
+    pub fn set_player(&mut self, index: usize, state: PlayerState) -> Result<(), PoolError> {
+        let len = self.players.len();
+        if index >= len {
+            return Err(PoolError::IndexOutOfRange { position: 0, index, len });
+        }
+        check_finite(f64::from(state.rating), "player.rating")
+            .map_err(|error| PoolError::BadOutcome { position: 0, error })?;
+        let stored = (f64::from(state.rating) - self.offset) as f32;
+        self.stored_sum += f64::from(stored) - f64::from(self.players[index].rating);
+        self.players[index] = PlayerState { rating: stored, ..state };
+        Ok(())
+    }
+
+    /// Copies the states of players `start..start + out.len()` into `out`.
+    ///
+    /// # Errors
+    /// The range does not lie within the pool.
+    pub fn players_into(&self, start: usize, out: &mut [PlayerState]) -> Result<(), PoolError> {
+        let slice = self.range(start, out.len())?;
+        for (target, source) in out.iter_mut().zip(slice) {
+            *target = PlayerState { rating: self.effective(source.rating), ..*source };
+        }
+        Ok(())
+    }
+
+    /// Copies the ratings of players `start..start + out.len()` into `out`.
+    ///
+    /// # Errors
+    /// The range does not lie within the pool.
+    pub fn ratings_into(&self, start: usize, out: &mut [f32]) -> Result<(), PoolError> {
+        let slice = self.range(start, out.len())?;
+        for (target, source) in out.iter_mut().zip(slice) {
+            *target = self.effective(source.rating);
+        }
+        Ok(())
+    }
+
+    fn range(&self, start: usize, count: usize) -> Result<&[PlayerState], PoolError> {
+        let len = self.players.len();
+        let end = start.checked_add(count).filter(|end| *end <= len);
+        end.map(|end| &self.players[start..end]).ok_or(PoolError::IndexOutOfRange {
+            position: 0,
+            index: start.saturating_add(count).saturating_sub(1).max(start),
+            len,
+        })
+    }
+
+    /// Checks a list of matches without changing anything.
+    ///
+    /// # Errors
+    /// The first invalid match, with its position.
+    pub fn validate(&self, matches: &[Match]) -> Result<(), PoolError> {
+        let len = self.players.len();
+        for (position, m) in matches.iter().enumerate() {
+            for index in [m.a, m.b] {
+                if index >= len {
+                    return Err(PoolError::IndexOutOfRange { position, index, len });
+                }
+            }
+            if m.a == m.b {
+                return Err(PoolError::SamePlayer { position });
+            }
+            let bad = |error| PoolError::BadOutcome { position, error };
+            check_score(m.outcome.score_a, "score_a").map_err(bad)?;
+            check_score(m.outcome.share_a, "share_a").map_err(bad)?;
+        }
+        Ok(())
+    }
+
+    /// Applies `matches` in order, atomically: the whole list is validated first, and on
+    /// any invalid match nothing changes. Optional outputs receive one value per match.
+    ///
+    /// # Errors
+    /// The first invalid match (index out of range, a == b, bad score), with its
+    /// position, or an output of the wrong length.
+    pub fn apply(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
+        self.validate(matches)?;
+        let mut outputs = outputs.unwrap_or_default();
+        for (name, output) in [
+            ("delta_a", outputs.delta_a.as_deref()),
+            ("delta_b", outputs.delta_b.as_deref()),
+            ("expected_a", outputs.expected_a.as_deref()),
+        ] {
+            if let Some(output) = output {
+                if output.len() != matches.len() {
+                    return Err(PoolError::OutputLength { name, len: output.len(), expected: matches.len() });
+                }
+            }
+        }
+        let wants_outputs = outputs.delta_a.is_some() || outputs.delta_b.is_some() || outputs.expected_a.is_some();
+        for (i, m) in matches.iter().enumerate() {
+            let (before_a, before_b, after_a, after_b) = self.apply_one(m);
+            if wants_outputs {
+                if let Some(out) = outputs.delta_a.as_deref_mut() {
+                    out[i] = (f64::from(after_a) - f64::from(before_a)) as f32;
+                }
+                if let Some(out) = outputs.delta_b.as_deref_mut() {
+                    out[i] = (f64::from(after_b) - f64::from(before_b)) as f32;
+                }
+                if let Some(out) = outputs.expected_a.as_deref_mut() {
+                    out[i] = self.rules.expected_score(before_a, before_b) as f32;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One validated match; returns the ratings before and after (before any zero-sum
+    /// adjustment).
+    #[inline(always)]
+    fn apply_one(&mut self, m: &Match) -> (f32, f32, f32, f32) {
+        let stored_a = self.players[m.a];
+        let stored_b = self.players[m.b];
+        let a = PlayerState { rating: self.effective(stored_a.rating), ..stored_a };
+        let b = PlayerState { rating: self.effective(stored_b.rating), ..stored_b };
+        let (new_a, new_b) = self.rules.rate_players_unchecked(&a, &b, m.outcome);
+        let store_a = if self.offset == 0.0 { new_a.rating } else { (f64::from(new_a.rating) - self.offset) as f32 };
+        let store_b = if self.offset == 0.0 { new_b.rating } else { (f64::from(new_b.rating) - self.offset) as f32 };
+        self.stored_sum += (f64::from(store_a) - f64::from(stored_a.rating)) + (f64::from(store_b) - f64::from(stored_b.rating));
+        self.players[m.a] = PlayerState { rating: store_a, ..new_a };
+        self.players[m.b] = PlayerState { rating: store_b, ..new_b };
+        self.rebalance();
+        (a.rating, b.rating, new_a.rating, new_b.rating)
+    }
+
+    /// Zero-sum mode: everybody receives `(T - sum R) / N`, as one shared offset (O(1)).
+    #[inline(always)]
+    fn rebalance(&mut self) {
+        if let Some(total) = self.rules.config.zero_sum_total {
+            if !self.players.is_empty() {
+                let n = self.players.len() as f64;
+                self.offset += (total - (self.stored_sum + n * self.offset)) / n;
+            }
+        }
+    }
+
+    /// Sum of all current ratings (exact bookkeeping in `f64`; in zero-sum mode it is the
+    /// configured total up to rounding).
+    #[must_use]
+    pub fn total(&self) -> f64 {
+        self.stored_sum + self.players.len() as f64 * self.offset
+    }
+
+    /// League of player `index`.
+    #[must_use]
+    pub fn league_of_player(&self, index: usize) -> Option<usize> {
+        self.rating(index).map(|r| self.rules.league_of(r))
+    }
+
+    /// Number of players per league (index 0 = lowest); one entry per configured league
+    /// (a single entry with everybody when no leagues are configured). O(N).
+    #[must_use]
+    pub fn league_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.rules.config.leagues.len().max(1)];
+        for p in &self.players {
+            counts[self.rules.league_of(self.effective(p.rating))] += 1;
+        }
+        counts
+    }
+
+    /// The `n` best players' indices, best first (ties: lower index first). O(N log n)
+    /// with a heap of `n` entries; the pool is not copied.
+    #[must_use]
+    pub fn top(&self, n: usize) -> Vec<usize> {
+        self.extreme(n, true)
+    }
+
+    /// The `n` lowest-rated players' indices, lowest first (ties: lower index first).
+    #[must_use]
+    pub fn bottom(&self, n: usize) -> Vec<usize> {
+        self.extreme(n, false)
+    }
+
+    fn extreme(&self, n: usize, best: bool) -> Vec<usize> {
+        // `Ranked`'s order puts the better-ranked entry first (Less); the heap keeps the
+        // worst of the current n on top so it can be replaced.
+        let mut heap: BinaryHeap<Ranked> = BinaryHeap::with_capacity(n.min(self.players.len()) + 1);
+        if n == 0 {
+            return Vec::new();
+        }
+        for (index, p) in self.players.iter().enumerate() {
+            let entry = Ranked { rating: p.rating, index, best };
+            if heap.len() < n {
+                heap.push(entry);
+            } else if heap.peek().is_some_and(|worst| entry < *worst) {
+                heap.pop();
+                heap.push(entry);
+            }
+        }
+        heap.into_sorted_vec().into_iter().map(|r| r.index).collect()
+    }
+
+    /// Rank of player `index` (1 = best; ties: lower index ranks higher). O(N).
+    #[must_use]
+    pub fn rank(&self, index: usize) -> Option<usize> {
+        let me = Ranked { rating: self.players.get(index)?.rating, index, best: true };
+        Some(
+            1 + self
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| Ranked { rating: p.rating, index: *i, best: true } < me)
+                .count(),
+        )
+    }
+}
+
+/// A leaderboard entry ordered so that the better-ranked entry compares as `Less`.
+/// Stored ratings share one offset, so comparing them compares current ratings.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    rating: f32,
+    index: usize,
+    best: bool,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let by_rating = if self.best {
+            other.rating.total_cmp(&self.rating)
+        } else {
+            self.rating.total_cmp(&other.rating)
+        };
+        by_rating.then(self.index.cmp(&other.index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn bad_match_changes_nothing_and_names_its_position() {
+        let mut pool = Pool::new(Rules::default());
+        pool.add_players(4);
+        let before = pool.clone();
+        let matches = [
+            Match::new(0, 1, Outcome::WIN),
+            Match::new(2, 3, Outcome::LOSS),
+            Match::new(1, 9, Outcome::WIN),
+        ];
+        let error = pool.apply(&matches, None).unwrap_err();
+        assert_eq!(error, PoolError::IndexOutOfRange { position: 2, index: 9, len: 4 });
+        assert!(error.to_string().starts_with("matches[2]"));
+        assert_eq!(pool, before);
+        assert_eq!(pool.apply(&[Match::new(3, 3, Outcome::WIN)], None), Err(PoolError::SamePlayer { position: 0 }));
+        let nan = Outcome { score_a: f64::NAN, share_a: 0.5 };
+        assert!(matches!(pool.apply(&[Match::new(0, 1, Outcome::WIN), Match::new(0, 1, nan)], None), Err(PoolError::BadOutcome { position: 1, .. })));
+        assert_eq!(pool, before);
+    }
+
+    #[test]
+    fn pool_matches_single_calls_bit_for_bit() {
+        let rules = Config::from_json(r#"{"k_policy":{"policy":"fide"},"streak_alpha":0.2,"rounding":"half_away_from_zero"}"#).unwrap();
+        let mut pool = Pool::new(rules.clone());
+        pool.add_players(3);
+        let mut states = [rules.new_player(); 3];
+        let plan = [(0, 1, 1.0), (1, 2, 0.5), (0, 2, 1.0), (0, 1, 1.0), (2, 0, 0.0)];
+        for (a, b, s) in plan {
+            let outcome = Outcome::from_score(s).unwrap();
+            pool.apply(&[Match::new(a, b, outcome)], None).unwrap();
+            let (na, nb) = rules.rate_players(&states[a], &states[b], outcome).unwrap();
+            states[a] = na;
+            states[b] = nb;
+        }
+        for (i, state) in states.iter().enumerate() {
+            assert_eq!(pool.player(i).unwrap(), *state);
+        }
+    }
+
+    #[test]
+    fn outputs_and_leaderboard() {
+        let mut pool = Pool::new(Rules::default());
+        pool.add_players(5);
+        let (mut da, mut db, mut ea) = ([0.0; 2], [0.0; 2], [0.0; 2]);
+        let outputs = MatchOutputs { delta_a: Some(&mut da), delta_b: Some(&mut db), expected_a: Some(&mut ea) };
+        pool.apply(&[Match::new(3, 1, Outcome::WIN), Match::new(3, 4, Outcome::WIN)], Some(outputs)).unwrap();
+        assert_eq!((da[0], db[0], ea[0]), (16.0, -16.0, 0.5));
+        assert!(da[1] < 16.0 && ea[1] > 0.5);
+        assert_eq!(pool.top(2)[0], 3);
+        assert_eq!(pool.bottom(2), vec![1, 4]);
+        assert_eq!(pool.rank(3), Some(1));
+        assert_eq!(pool.rank(0), Some(2)); // 0, 2 tie at 1500: lower index first
+        assert_eq!(pool.rank(1), Some(5));
+        assert_eq!(pool.top(10).len(), 5);
+        assert_eq!(pool.league_counts(), vec![5]);
+    }
+}

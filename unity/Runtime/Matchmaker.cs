@@ -1,0 +1,154 @@
+using System;
+using RankingElo.Native;
+
+namespace RankingElo
+{
+    /// <summary>Settings of a <see cref="Matchmaker"/>.</summary>
+    public struct MatchmakerSettings
+    {
+        /// <summary>Rating distance accepted right after joining.</summary>
+        public double InitialDistance;
+
+        /// <summary>How much the distance widens per second of waiting.</summary>
+        public double GrowthPerSecond;
+
+        /// <summary>The widest distance.</summary>
+        public double MaxDistance;
+
+        /// <summary>The random choice is among at most this many nearest eligible opponents (1 = always the nearest).</summary>
+        public int Candidates;
+
+        /// <summary>Seed of the random choice: the same seed and calls give the same pairs.</summary>
+        public ulong Seed;
+
+        /// <summary>100 points at first, +10 per second, at most 400, a choice among the 4 nearest.</summary>
+        public static MatchmakerSettings Default
+        {
+            get { return new MatchmakerSettings { InitialDistance = 100, GrowthPerSecond = 10, MaxDistance = 400, Candidates = 4 }; }
+        }
+    }
+
+    /// <summary>
+    /// A matchmaking queue: players join with their rating; each <see cref="Tick(double, ulong[], ulong[])"/> pairs
+    /// players whose rating difference is within both players' distance, which widens with
+    /// waiting time, picking at random (seeded) among the nearest eligible opponents.
+    /// Safe to use from several threads.
+    /// </summary>
+    public sealed class Matchmaker : IDisposable
+    {
+        private readonly EloMatchmakerHandle handle;
+
+        /// <summary>An empty queue.</summary>
+        /// <param name="settings">Distances, growth, candidates and seed.</param>
+        /// <exception cref="EloArgumentException">A setting is out of range (the message names it).</exception>
+        public unsafe Matchmaker(MatchmakerSettings settings)
+        {
+            EloMatchmaker* queue = null;
+            ThrowHelper.Check(NativeMethods.elo_matchmaker_new(settings.InitialDistance, settings.GrowthPerSecond, settings.MaxDistance, settings.Candidates, settings.Seed, &queue));
+            handle = EloMatchmakerHandle.Wrap(queue);
+        }
+
+        /// <summary>Number of waiting players.</summary>
+        public unsafe int Count
+        {
+            get
+            {
+                int count;
+                using (var lease = Lease())
+                {
+                    ThrowHelper.Check(NativeMethods.elo_matchmaker_len(Queue(lease), &count));
+                }
+                return count;
+            }
+        }
+
+        /// <summary>Puts a player in the queue.</summary>
+        /// <param name="id">The player's id (unique among waiting players).</param>
+        /// <param name="rating">The player's rating.</param>
+        /// <param name="now">The current time in seconds (any epoch; the same clock as <see cref="Tick(double, ulong[], ulong[])"/>).</param>
+        /// <exception cref="EloArgumentException">The id is already waiting (<see cref="EloError.DuplicateId"/>) or a value is not finite.</exception>
+        public void Join(ulong id, float rating, double now)
+        {
+            using (var lease = Lease())
+            {
+                unsafe
+                {
+                    ThrowHelper.Check(NativeMethods.elo_matchmaker_join(Queue(lease), id, rating, now));
+                }
+            }
+        }
+
+        /// <summary>Removes a player from the queue.</summary>
+        /// <param name="id">The player's id.</param>
+        /// <returns>Whether the player was waiting.</returns>
+        public unsafe bool Leave(ulong id)
+        {
+            byte wasWaiting;
+            using (var lease = Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_leave(Queue(lease), id, &wasWaiting));
+            }
+            return wasWaiting != 0;
+        }
+
+        /// <summary>
+        /// Forms pairs at time <paramref name="now"/> (at most as many as the arrays hold) and
+        /// removes them from the queue. Longest-waiting players are served first; no player is
+        /// in two pairs.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="playerA">Receives the first id of each pair (the longer-waiting player).</param>
+        /// <param name="playerB">Receives the second id of each pair.</param>
+        /// <returns>The number of pairs written.</returns>
+        public int Tick(double now, ulong[] playerA, ulong[] playerB)
+        {
+            return Tick(now, playerA, playerB, int.MaxValue);
+        }
+
+        /// <summary>
+        /// Forms at most <paramref name="maxPairs"/> pairs at time <paramref name="now"/> (and no
+        /// more than the arrays hold) and removes them from the queue.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="playerA">Receives the first id of each pair (the longer-waiting player).</param>
+        /// <param name="playerB">Receives the second id of each pair.</param>
+        /// <param name="maxPairs">The most pairs to form.</param>
+        /// <returns>The number of pairs written.</returns>
+        public unsafe int Tick(double now, ulong[] playerA, ulong[] playerB, int maxPairs)
+        {
+            if (playerA == null) throw new ArgumentNullException("playerA");
+            if (playerB == null) throw new ArgumentNullException("playerB");
+            if (maxPairs < 0) throw new ArgumentOutOfRangeException("maxPairs", maxPairs, "must not be negative");
+            int capacity = Math.Min(Math.Min(playerA.Length, playerB.Length), maxPairs);
+            int pairs;
+            using (var lease = Lease())
+            fixed (ulong* a = playerA, b = playerB)
+            {
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_tick(Queue(lease), now, a, b, capacity, &pairs));
+            }
+            return pairs;
+        }
+
+        /// <summary>Whether <see cref="Dispose"/> has been called.</summary>
+        public bool IsDisposed
+        {
+            get { return handle.IsClosed; }
+        }
+
+        /// <summary>Releases the native queue; calling it again does nothing.</summary>
+        public void Dispose()
+        {
+            handle.Dispose();
+        }
+
+        private HandleLease Lease()
+        {
+            return new HandleLease(handle, "Matchmaker");
+        }
+
+        private static unsafe EloMatchmaker* Queue(HandleLease lease)
+        {
+            return (EloMatchmaker*)lease.Pointer;
+        }
+    }
+}

@@ -1,0 +1,403 @@
+using System;
+using System.Text;
+using RankingElo.Native;
+
+namespace RankingElo
+{
+    /// <summary>
+    /// A ladder of players with state (rating, games, streak, flags) rated under one set of
+    /// rules: matches are applied in order and atomically, leaderboards are queried without
+    /// copying the pool, and the whole pool saves to JSON or to a file (atomically).
+    /// </summary>
+    /// <remarks>
+    /// Safe to use from several threads: each call is serialized and atomic in native code.
+    /// With <see cref="EloSettings.ZeroSumTotal"/> set, the sum of all ratings stays at that
+    /// total (002's zero-sum ladder).
+    /// </remarks>
+    /// <example>
+    /// <code>
+    /// using (var rules = new EloRules())
+    /// using (var pool = new RatingPool(rules))
+    /// {
+    ///     pool.AddPlayers(100);
+    ///     pool.Apply(new[] { 0, 2 }, new[] { 1, 3 }, new[] { 1f, 0.5f });
+    ///     int[] best = pool.Top(10);
+    /// }
+    /// </code>
+    /// </example>
+    public sealed class RatingPool : IDisposable
+    {
+        private readonly EloPoolHandle handle;
+
+        /// <summary>An empty pool rated under a copy of <paramref name="rules"/> (the rules may be disposed afterwards).</summary>
+        /// <param name="rules">The rating rules.</param>
+        public unsafe RatingPool(EloRules rules)
+        {
+            if (rules == null) throw new ArgumentNullException("rules");
+            EloPool* pool = null;
+            using (var lease = rules.Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_new(EloRules.Config(lease), &pool));
+            }
+            handle = EloPoolHandle.Wrap(pool);
+        }
+
+        /// <summary>A pool restored from a save made by <see cref="ToJson"/>.</summary>
+        /// <param name="save">The save JSON.</param>
+        /// <returns>The pool, with the rules stored in the save.</returns>
+        /// <exception cref="EloArgumentException">The save is truncated, corrupted or inconsistent.</exception>
+        public static RatingPool FromJson(string save)
+        {
+            using (var rules = new EloRules())
+            {
+                var pool = new RatingPool(rules);
+                try
+                {
+                    pool.LoadJson(save);
+                    return pool;
+                }
+                catch
+                {
+                    pool.Dispose();
+                    throw;
+                }
+            }
+        }
+
+        /// <summary>Number of players.</summary>
+        public unsafe int Count
+        {
+            get
+            {
+                int count;
+                using (var lease = Lease())
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_len(Pool(lease), &count));
+                }
+                return count;
+            }
+        }
+
+        /// <summary>Sum of all ratings (the configured total in a zero-sum pool).</summary>
+        public unsafe double Total
+        {
+            get
+            {
+                double total;
+                using (var lease = Lease())
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_total(Pool(lease), &total));
+                }
+                return total;
+            }
+        }
+
+        /// <summary>Adds players at the initial rating.</summary>
+        /// <param name="count">How many.</param>
+        /// <returns>The index of the first new player.</returns>
+        public unsafe int AddPlayers(int count)
+        {
+            int first;
+            using (var lease = Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_add_players(Pool(lease), count, &first));
+            }
+            return first;
+        }
+
+        /// <summary>Adds players with the given states (for example loaded from a server).</summary>
+        /// <param name="players">The states.</param>
+        /// <returns>The index of the first new player.</returns>
+        public unsafe int AddPlayers(PlayerState[] players)
+        {
+            if (players == null) throw new ArgumentNullException("players");
+            int first;
+            using (var lease = Lease())
+            fixed (PlayerState* states = players)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_add_player_states(Pool(lease), (EloPlayerState*)states, players.Length, &first));
+            }
+            return first;
+        }
+
+        /// <summary>A player's state (current rating, games, streak, flags); setting it replaces the state.</summary>
+        /// <param name="index">The player's index.</param>
+        public unsafe PlayerState this[int index]
+        {
+            get
+            {
+                PlayerState player;
+                using (var lease = Lease())
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_get_player(Pool(lease), index, (EloPlayerState*)&player));
+                }
+                return player;
+            }
+            set
+            {
+                using (var lease = Lease())
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_set_player(Pool(lease), index, (EloPlayerState*)&value));
+                }
+            }
+        }
+
+        /// <summary>Copies the ratings of players <c>start .. start + ratings.Length</c> into <paramref name="ratings"/>.</summary>
+        /// <param name="ratings">Receives the ratings.</param>
+        /// <param name="start">Index of the first player.</param>
+        public unsafe void GetRatings(float[] ratings, int start = 0)
+        {
+            if (ratings == null) throw new ArgumentNullException("ratings");
+            using (var lease = Lease())
+            fixed (float* output = ratings)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_get_ratings(Pool(lease), start, ratings.Length, output));
+            }
+        }
+
+        /// <summary>Copies the states of players <c>start .. start + players.Length</c> into <paramref name="players"/>.</summary>
+        /// <param name="players">Receives the states.</param>
+        /// <param name="start">Index of the first player.</param>
+        public unsafe void GetPlayers(PlayerState[] players, int start = 0)
+        {
+            if (players == null) throw new ArgumentNullException("players");
+            using (var lease = Lease())
+            fixed (PlayerState* output = players)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_get_players(Pool(lease), start, players.Length, (EloPlayerState*)output));
+            }
+        }
+
+        /// <summary>Applies one match.</summary>
+        /// <param name="playerA">Index of player A.</param>
+        /// <param name="playerB">Index of player B.</param>
+        /// <param name="result">The result seen from A.</param>
+        public unsafe void Apply(int playerA, int playerB, MatchResult result)
+        {
+            float score = result.Score();
+            using (var lease = Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_apply(Pool(lease), &playerA, &playerB, &score, 1, null, null, null));
+            }
+        }
+
+        /// <summary>
+        /// Applies matches in order, atomically: <c>playerA[i]</c> against <c>playerB[i]</c>
+        /// with A's score <c>scoreA[i]</c>. A bad match anywhere (index out of range, a player
+        /// against themself, a bad score) changes nothing and the exception message gives its
+        /// position (<c>matches[17]: …</c>). The optional arrays receive, per match, the rating
+        /// changes and A's expected score.
+        /// </summary>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="deltaA">Optional: receives A's rating changes.</param>
+        /// <param name="deltaB">Optional: receives B's rating changes.</param>
+        /// <param name="expectedA">Optional: receives A's expected scores.</param>
+        public unsafe void Apply(int[] playerA, int[] playerB, float[] scoreA, float[] deltaA = null, float[] deltaB = null, float[] expectedA = null)
+        {
+            int count = MatchCount(playerA, playerB, scoreA, "scoreA");
+            Arrays.RequireLengthOrNull(deltaA, "deltaA", count);
+            Arrays.RequireLengthOrNull(deltaB, "deltaB", count);
+            Arrays.RequireLengthOrNull(expectedA, "expectedA", count);
+            using (var lease = Lease())
+            fixed (int* a = playerA, b = playerB)
+            fixed (float* s = scoreA, da = deltaA, db = deltaB, ea = expectedA)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_apply(Pool(lease), a, b, s, count, da, db, ea));
+            }
+        }
+
+        /// <summary>Applies matches given as points scored (see <see cref="Apply(int[], int[], float[], float[], float[], float[])"/>).</summary>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="pointsA">Points scored by A.</param>
+        /// <param name="pointsB">Points scored by B.</param>
+        public unsafe void ApplyPoints(int[] playerA, int[] playerB, float[] pointsA, float[] pointsB)
+        {
+            int count = MatchCount(playerA, playerB, pointsA, "pointsA");
+            Arrays.RequireLength(pointsB, "pointsB", count);
+            using (var lease = Lease())
+            fixed (int* a = playerA, b = playerB)
+            fixed (float* pa = pointsA, pb = pointsB)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_apply_points(Pool(lease), a, b, pa, pb, count, null, null, null));
+            }
+        }
+
+        /// <summary>The best players, best first (equal ratings: lower index first).</summary>
+        /// <param name="count">How many at most.</param>
+        /// <returns>Their indices.</returns>
+        public int[] Top(int count)
+        {
+            return Extreme(count, true);
+        }
+
+        /// <summary>The lowest-rated players, lowest first.</summary>
+        /// <param name="count">How many at most.</param>
+        /// <returns>Their indices.</returns>
+        public int[] Bottom(int count)
+        {
+            return Extreme(count, false);
+        }
+
+        private unsafe int[] Extreme(int count, bool best)
+        {
+            if (count < 0) throw new ArgumentOutOfRangeException("count", count, "must not be negative");
+            var indices = new int[count];
+            int written;
+            using (var lease = Lease())
+            fixed (int* output = indices)
+            {
+                ThrowHelper.Check(best
+                    ? NativeMethods.elo_pool_top(Pool(lease), count, output, &written)
+                    : NativeMethods.elo_pool_bottom(Pool(lease), count, output, &written));
+            }
+            if (written == count) return indices;
+            var trimmed = new int[written];
+            Array.Copy(indices, trimmed, written);
+            return trimmed;
+        }
+
+        /// <summary>A player's rank: 1 is the best.</summary>
+        /// <param name="index">The player's index.</param>
+        /// <returns>The rank.</returns>
+        public unsafe int RankOf(int index)
+        {
+            int rank;
+            using (var lease = Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_rank(Pool(lease), index, &rank));
+            }
+            return rank;
+        }
+
+        /// <summary>A player's league (0 = lowest).</summary>
+        /// <param name="index">The player's index.</param>
+        /// <returns>The league index.</returns>
+        public unsafe int LeagueOf(int index)
+        {
+            int league;
+            using (var lease = Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_league_of(Pool(lease), index, &league));
+            }
+            return league;
+        }
+
+        /// <summary>Players per league, lowest league first.</summary>
+        /// <returns>One count per league (one entry when no leagues are configured).</returns>
+        public unsafe int[] LeagueCounts()
+        {
+            int leagues;
+            using (var lease = Lease())
+            {
+                NativeMethods.elo_pool_league_counts(Pool(lease), null, 0, &leagues);
+                var counts = new int[leagues];
+                fixed (int* output = counts)
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_league_counts(Pool(lease), output, counts.Length, &leagues));
+                }
+                return counts;
+            }
+        }
+
+        /// <summary>The pool (rules, ratings, player state) as save JSON.</summary>
+        /// <returns>The JSON text.</returns>
+        public unsafe string ToJson()
+        {
+            using (var lease = Lease())
+            {
+                int length = 0;
+                NativeMethods.elo_pool_to_json(Pool(lease), null, 0, &length);
+                byte[] buffer = new byte[length + 1];
+                fixed (byte* p = buffer)
+                {
+                    ThrowHelper.Check(NativeMethods.elo_pool_to_json(Pool(lease), p, buffer.Length, &length));
+                }
+                return Encoding.UTF8.GetString(buffer, 0, length);
+            }
+        }
+
+        /// <summary>Replaces the whole pool (rules included) with a save; a bad save changes nothing.</summary>
+        /// <param name="save">JSON made by <see cref="ToJson"/>.</param>
+        /// <exception cref="EloArgumentException">The save is truncated, corrupted or inconsistent (<see cref="EloError.InvalidSave"/>).</exception>
+        public unsafe void LoadJson(string save)
+        {
+            if (save == null) throw new ArgumentNullException("save");
+            byte[] utf8 = Encoding.UTF8.GetBytes(save);
+            using (var lease = Lease())
+            fixed (byte* text = utf8)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_load_json(Pool(lease), text, utf8.Length));
+            }
+        }
+
+        /// <summary>Saves the pool to a file atomically (write a temporary file, flush, rename).</summary>
+        /// <param name="path">The file path.</param>
+        /// <exception cref="EloIOException">The file could not be written.</exception>
+        public unsafe void Save(string path)
+        {
+            byte[] utf8 = PathBytes(path);
+            using (var lease = Lease())
+            fixed (byte* text = utf8)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_save_file(Pool(lease), text, utf8.Length));
+            }
+        }
+
+        /// <summary>Replaces the pool with the save in a file; a missing, truncated or corrupted file changes nothing.</summary>
+        /// <param name="path">The file path.</param>
+        /// <exception cref="EloIOException">The file could not be read.</exception>
+        /// <exception cref="EloArgumentException">The file is not a valid save.</exception>
+        public unsafe void Load(string path)
+        {
+            byte[] utf8 = PathBytes(path);
+            using (var lease = Lease())
+            fixed (byte* text = utf8)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_load_file(Pool(lease), text, utf8.Length));
+            }
+        }
+
+        /// <summary>Whether <see cref="Dispose"/> has been called.</summary>
+        public bool IsDisposed
+        {
+            get { return handle.IsClosed; }
+        }
+
+        /// <summary>Releases the native pool; calling it again does nothing.</summary>
+        public void Dispose()
+        {
+            handle.Dispose();
+        }
+
+        private static byte[] PathBytes(string path)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            return Encoding.UTF8.GetBytes(path);
+        }
+
+        private static int MatchCount(int[] playerA, int[] playerB, float[] values, string valuesName)
+        {
+            if (playerA == null) throw new ArgumentNullException("playerA");
+            if (playerB == null) throw new ArgumentNullException("playerB");
+            if (values == null) throw new ArgumentNullException(valuesName);
+            if (playerB.Length != playerA.Length || values.Length != playerA.Length)
+            {
+                throw new EloArgumentException(EloError.InvalidLength, "playerA, playerB and " + valuesName + " must have the same length");
+            }
+            return playerA.Length;
+        }
+
+        private HandleLease Lease()
+        {
+            return new HandleLease(handle, "RatingPool");
+        }
+
+        private static unsafe EloPool* Pool(HandleLease lease)
+        {
+            return (EloPool*)lease.Pointer;
+        }
+    }
+}

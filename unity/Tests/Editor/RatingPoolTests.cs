@@ -1,0 +1,184 @@
+using System;
+using System.IO;
+using NUnit.Framework;
+
+namespace RankingElo.Tests
+{
+    /// <summary>Pools, leaderboards, saves and the matchmaker through the C# API.</summary>
+    [TestFixture]
+    public class RatingPoolTests
+    {
+        private static RatingPool NewPool(EloSettings settings, int players)
+        {
+            using (var rules = new EloRules(settings))
+            {
+                var pool = new RatingPool(rules);
+                Assert.AreEqual(0, pool.AddPlayers(players));
+                return pool;
+            }
+        }
+
+        [Test]
+        public void MatchesApplyInOrderAndLeaderboardsFollow()
+        {
+            using (RatingPool pool = NewPool(new EloSettings(), 5))
+            {
+                float[] deltaA = new float[2], expectedA = new float[2];
+                pool.Apply(new[] { 3, 3 }, new[] { 1, 4 }, new[] { 1f, 1f }, deltaA, null, expectedA);
+                Assert.AreEqual(16f, deltaA[0]);
+                Assert.AreEqual(0.5f, expectedA[0]);
+                CollectionAssert.AreEqual(new[] { 3, 0, 2 }, pool.Top(3));
+                Assert.AreEqual(1, pool.Bottom(1)[0]);
+                Assert.AreEqual(5, pool.Top(50).Length);
+                Assert.AreEqual(1, pool.RankOf(3));
+                PlayerState best = pool[3];
+                Assert.AreEqual(2u, best.GamesPlayed);
+                Assert.AreEqual(2u, best.WinStreak);
+                pool.Apply(0, 3, MatchResult.Win);
+                Assert.AreEqual(0u, pool[3].WinStreak);
+                CollectionAssert.AreEqual(new[] { 5 }, pool.LeagueCounts());
+            }
+        }
+
+        [Test]
+        public void BadMatchesChangeNothingAndReportTheirPosition()
+        {
+            using (RatingPool pool = NewPool(new EloSettings(), 4))
+            {
+                float[] before = new float[4], after = new float[4];
+                pool.GetRatings(before);
+                var outOfRange = Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 0, 1 }, new[] { 1, 9 }, new[] { 1f, 1f }));
+                Assert.AreEqual(EloError.IndexOutOfRange, outOfRange.Error);
+                StringAssert.StartsWith("matches[1]", outOfRange.Message);
+                var same = Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 2 }, new[] { 2 }, new[] { 1f }));
+                Assert.AreEqual(EloError.SamePlayer, same.Error);
+                var nan = Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 0, 1 }, new[] { 1, 2 }, new[] { 0f, float.NaN }));
+                Assert.AreEqual(EloError.NotFinite, nan.Error);
+                var negative = Assert.Throws<EloArgumentException>(() => pool.ApplyPoints(new[] { 0 }, new[] { 1 }, new[] { -1f }, new[] { 2f }));
+                Assert.AreEqual(EloError.NegativePoints, negative.Error);
+                pool.GetRatings(after);
+                CollectionAssert.AreEqual(before, after);
+                Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 0 }, new[] { 1, 2 }, new[] { 1f }));
+            }
+        }
+
+        [Test]
+        public void ZeroSumPoolKeepsItsTotal()
+        {
+            var settings = new EloSettings { ZeroSumTotal = 1000, ExpectedScore = ExpectedScoreModel.Linear(0.002), KPolicy = KPolicy.League(), KCombine = KCombine.Average, StreakAlpha = 0.1 };
+            settings.Leagues.Add(new League("Bronze", 0f, 200));
+            settings.Leagues.Add(new League("Silver", 100f, 150));
+            using (RatingPool pool = NewPool(settings, 200))
+            {
+                var random = new System.Random(1);
+                int[] a = new int[1000], b = new int[1000];
+                float[] s = new float[1000];
+                for (int i = 0; i < a.Length; i++)
+                {
+                    a[i] = random.Next(200);
+                    b[i] = (a[i] + 1 + random.Next(199)) % 200;
+                    s[i] = random.Next(2);
+                }
+                pool.Apply(a, b, s);
+                Assert.AreEqual(1000.0, pool.Total, 1e-6);
+                int[] counts = pool.LeagueCounts();
+                Assert.AreEqual(2, counts.Length);
+                Assert.AreEqual(200, counts[0] + counts[1]);
+            }
+        }
+
+        [Test]
+        public void SavesRoundTripExactlyAndBadSavesAreRefused()
+        {
+            using (RatingPool pool = NewPool(new EloSettings { Rounding = Rounding.HalfAwayFromZero }, 10))
+            {
+                pool.ApplyPoints(new[] { 0, 1, 2 }, new[] { 1, 2, 3 }, new[] { 3f, 0f, 1f }, new[] { 2f, 0f, 4f });
+                string save = pool.ToJson();
+                using (RatingPool copy = RatingPool.FromJson(save))
+                {
+                    float[] original = new float[10], restored = new float[10];
+                    pool.GetRatings(original);
+                    copy.GetRatings(restored);
+                    for (int i = 0; i < 10; i++) Assert.AreEqual(RankingELOTests.Bits(original[i]), RankingELOTests.Bits(restored[i]));
+                    var truncated = Assert.Throws<EloArgumentException>(() => copy.LoadJson(save.Substring(0, save.Length / 2)));
+                    Assert.AreEqual(EloError.InvalidSave, truncated.Error);
+                    Assert.AreEqual(10, copy.Count);
+                }
+
+                string path = Path.Combine(Path.GetTempPath(), "ranking-elo-" + Guid.NewGuid().ToString("N") + ".json");
+                try
+                {
+                    pool.Save(path);
+                    using (RatingPool loaded = NewPool(new EloSettings(), 0))
+                    {
+                        loaded.Load(path);
+                        Assert.AreEqual(pool.ToJson(), loaded.ToJson());
+                        File.WriteAllText(path, "{\"format\":\"ranking-elo-pool\"");
+                        Assert.AreEqual(EloError.InvalidSave, Assert.Throws<EloArgumentException>(() => loaded.Load(path)).Error);
+                        Assert.AreEqual(EloError.Io, Assert.Throws<EloIOException>(() => loaded.Load(path + ".missing")).Error);
+                        Assert.AreEqual(10, loaded.Count);
+                    }
+                }
+                finally
+                {
+                    File.Delete(path);
+                }
+            }
+        }
+
+        [Test]
+        public void PoolHandleDisposal()
+        {
+            RatingPool pool = NewPool(new EloSettings(), 2);
+            pool.Dispose();
+            pool.Dispose();
+            Assert.IsTrue(pool.IsDisposed);
+            Assert.Throws<ObjectDisposedException>(() => pool.Apply(0, 1, MatchResult.Win));
+            Assert.Throws<ObjectDisposedException>(() => { var unused = pool.Count; });
+        }
+
+        [Test]
+        public void MatchmakerPairsCloseRatingsDeterministically()
+        {
+            var settings = MatchmakerSettings.Default;
+            settings.Seed = 9;
+            ulong[] a = new ulong[100], b = new ulong[100];
+            int first;
+            ulong[] firstA;
+            using (var queue = new Matchmaker(settings))
+            {
+                for (ulong id = 0; id < 100; id++) queue.Join(id, 1000f + 10f * id, 0.0);
+                Assert.AreEqual(100, queue.Count);
+                Assert.AreEqual(EloError.DuplicateId, Assert.Throws<EloArgumentException>(() => queue.Join(5, 1000f, 0.0)).Error);
+                first = queue.Tick(0.0, a, b);
+                firstA = (ulong[])a.Clone();
+                for (int i = 0; i < first; i++)
+                {
+                    Assert.LessOrEqual(Math.Abs((double)a[i] - b[i]) * 10.0, 100.0);
+                }
+                Assert.AreEqual(100 - 2 * first, queue.Count);
+                Assert.IsFalse(queue.Leave(a[0]));
+            }
+            using (var again = new Matchmaker(settings))
+            {
+                for (ulong id = 0; id < 100; id++) again.Join(id, 1000f + 10f * id, 0.0);
+                Assert.AreEqual(first, again.Tick(0.0, a, b));
+                CollectionAssert.AreEqual(firstA, a);
+            }
+            var bad = MatchmakerSettings.Default;
+            bad.MaxDistance = 1;
+            StringAssert.Contains("max_distance", Assert.Throws<EloArgumentException>(() => new Matchmaker(bad)).Message);
+        }
+
+        [Test]
+        public void PublicErrorCodesMirrorTheNativeOnes()
+        {
+            foreach (Native.EloResult code in Enum.GetValues(typeof(Native.EloResult)))
+            {
+                string expected = code == Native.EloResult.Ok ? "None" : code.ToString();
+                Assert.AreEqual(expected, ((EloError)(uint)code).ToString(), "EloError for native " + code);
+            }
+            Assert.AreEqual(Enum.GetValues(typeof(Native.EloResult)).Length, Enum.GetValues(typeof(EloError)).Length);
+        }
+    }
+}
