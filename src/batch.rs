@@ -13,6 +13,7 @@
 
 use crate::config::Rules;
 use crate::error::{check_finite, Error};
+use crate::kernel;
 use crate::outcome::{check_score, Outcome};
 use crate::update::check_k;
 
@@ -86,25 +87,47 @@ pub fn validate(rules: &Rules, input: &BatchInput<'_>) -> Result<(), BatchError>
     if input.k.is_none() && !rules.config().k_policy.depends_only_on_rating() {
         return Err(BatchError::Policy(Error::KPolicyNeedsPlayerState));
     }
+    if all_valid(input) {
+        return Ok(());
+    }
+    // Something is wrong: find the first bad element and name it.
     let element = |index: usize, error: Error| BatchError::Element { index, error };
     for i in 0..n {
-        // Cheap test first; names are only formatted for the element that failed.
-        let ok_a = input.rating_a[i].is_finite();
-        let ok_b = input.rating_b[i].is_finite();
-        let s = input.score_a[i];
-        let ok_s = (0.0..=1.0).contains(&s);
-        let ok_k = input.k.is_none_or(|k| k[i].is_finite() && k[i] >= 0.0);
-        if ok_a && ok_b && ok_s && ok_k {
-            continue;
-        }
         check_finite(f64::from(input.rating_a[i]), &format!("rating_a[{i}]")).map_err(|e| element(i, e))?;
         check_finite(f64::from(input.rating_b[i]), &format!("rating_b[{i}]")).map_err(|e| element(i, e))?;
-        check_score(f64::from(s), &format!("score_a[{i}]")).map_err(|e| element(i, e))?;
+        check_score(f64::from(input.score_a[i]), &format!("score_a[{i}]")).map_err(|e| element(i, e))?;
         if let Some(k) = input.k {
             check_k(f64::from(k[i]), &format!("k[{i}]")).map_err(|e| element(i, e))?;
         }
     }
     Ok(())
+}
+
+/// Whether every element is valid: a branch-free pass that the compiler vectorizes (the
+/// detailed, slower checks run only when it fails).
+fn all_valid(input: &BatchInput<'_>) -> bool {
+    const CHUNK: usize = 4096;
+    let finite = |x: f32| (x.to_bits() & 0x7f80_0000) != 0x7f80_0000;
+    let n = input.rating_a.len();
+    let mut start = 0;
+    while start < n {
+        let end = (start + CHUNK).min(n);
+        let mut ok = true;
+        for i in start..end {
+            let s = input.score_a[i];
+            ok &= finite(input.rating_a[i]) & finite(input.rating_b[i]) & (s >= 0.0) & (s <= 1.0);
+        }
+        if let Some(k) = input.k {
+            for &k in &k[start..end] {
+                ok &= finite(k) & (k >= 0.0);
+            }
+        }
+        if !ok {
+            return false;
+        }
+        start = end;
+    }
+    true
 }
 
 /// One pair of a validated batch: exactly what [`Rules::rate_with_k`] or [`Rules::rate`]
@@ -139,6 +162,10 @@ pub fn rate(rules: &Rules, input: &BatchInput<'_>, out_a: &mut [f32], out_b: &mu
             return Err(BatchError::LengthMismatch { name, len, expected: n });
         }
     }
+    if let Some((plan, source)) = kernel::Plan::new(rules, input.k) {
+        kernel::run(&plan, source, input.rating_a, input.rating_b, input.score_a, out_a, out_b);
+        return Ok(());
+    }
     for i in 0..n {
         let k = input.k.map(|k| k[i]);
         (out_a[i], out_b[i]) = rate_one(rules, input.rating_a[i], input.rating_b[i], input.score_a[i], k);
@@ -159,6 +186,10 @@ pub fn rate_in_place(
     k: Option<&[f32]>,
 ) -> Result<(), BatchError> {
     validate(rules, &BatchInput { rating_a, rating_b, score_a, k })?;
+    if let Some((plan, source)) = kernel::Plan::new(rules, k) {
+        kernel::run_in_place(&plan, source, rating_a, rating_b, score_a);
+        return Ok(());
+    }
     for i in 0..rating_a.len() {
         let pair_k = k.map(|k| k[i]);
         (rating_a[i], rating_b[i]) = rate_one(rules, rating_a[i], rating_b[i], score_a[i], pair_k);

@@ -10,9 +10,11 @@
 //!
 //! # Accuracy
 //!
-//! * [`exp2`]: relative error below 1e-11 on its whole domain (degree-10 Taylor
-//!   polynomial on `[-1/2, 1/2]`, remainder below 2.2e-13, plus a few roundings).
-//! * [`normal_cdf`]: absolute error below 1e-11, relative error below 1e-10 in the lower
+//! * [`exp2`]: relative error below 3e-10 on its whole domain (degree-8 Taylor
+//!   polynomial on `[-1/2, 1/2]`, remainder below 2.1e-10, plus a few roundings): far
+//!   below the `2^-24 = 6e-8` resolution of the `f32` results, and two multiply-adds per
+//!   pair cheaper than degree 10 in the batch kernel.
+//! * [`normal_cdf`]: absolute error below 2e-10, relative error below 1e-9 in the lower
 //!   tail.
 //!
 //! Expected scores are returned to callers as `f32`; the test
@@ -32,8 +34,8 @@ const ROUNDING_SHIFTER: f64 = 6_755_399_441_055_744.0;
 /// from a clamped argument rounds to the same `f32` as the exact value would.
 pub const EXP2_ARGUMENT_LIMIT: f64 = 200.0;
 
-/// Number of Taylor coefficients used by [`exp2`] (degree 10).
-const EXP2_TERMS: usize = 11;
+/// Number of Taylor coefficients used by [`exp2`] (degree 8).
+const EXP2_TERMS: usize = 9;
 
 /// Taylor coefficients of `2^f = e^(f ln 2)`: `(ln 2)^k / k!`, evaluated at compile time
 /// with basic operations only, so they are the same bits on every platform.
@@ -84,9 +86,7 @@ pub fn exp2(y: f64) -> f64 {
     let n_bits = shifted.to_bits().wrapping_sub(ROUNDING_SHIFTER.to_bits());
     let scale = f64::from_bits(n_bits.wrapping_add(1023) << 52);
     let c = &EXP2_COEFFICIENTS;
-    let mut p = c[10];
-    p = p * f + c[9];
-    p = p * f + c[8];
+    let mut p = c[8];
     p = p * f + c[7];
     p = p * f + c[6];
     p = p * f + c[5];
@@ -194,7 +194,7 @@ mod tests {
     }
 
     #[test]
-    fn exp2_relative_error_is_below_1e_11() {
+    fn exp2_relative_error_is_below_3e_10() {
         let mut worst: f64 = 0.0;
         let mut y: f64 = -60.0;
         while y <= 60.0 {
@@ -202,7 +202,7 @@ mod tests {
             worst = worst.max(((exp2(y) - reference) / reference).abs());
             y += 0.000_731;
         }
-        assert!(worst < 1e-11, "worst relative error {worst:e}");
+        assert!(worst < 3e-10, "worst relative error {worst:e}");
     }
 
     #[test]
@@ -230,8 +230,8 @@ mod tests {
             previous = got;
             x += 0.000_913;
         }
-        assert!(worst < 1e-11, "worst absolute error {worst:e}");
-        assert!(worst_relative_tail < 1e-10, "worst relative error in the lower tail {worst_relative_tail:e}");
+        assert!(worst < 2e-10, "worst absolute error {worst:e}");
+        assert!(worst_relative_tail < 1e-9, "worst relative error in the lower tail {worst_relative_tail:e}");
         assert_eq!(normal_cdf(0.0), 0.5);
         assert!(normal_cdf(f64::NAN).is_nan());
     }

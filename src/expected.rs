@@ -140,19 +140,27 @@ impl Expectation {
     #[inline(always)]
     #[must_use]
     pub fn expected_a(&self, rating_a: f32, rating_b: f32) -> f64 {
-        let difference = detmath::clamp_keep_nan(
-            f64::from(rating_a) - f64::from(rating_b),
-            -self.cap,
-            self.cap,
-        );
+        let difference = self.difference(rating_a, rating_b);
         match self.kind {
             ExpectationKind::Logistic => logistic(difference, self.scale),
-            ExpectationKind::Linear => {
-                detmath::clamp_keep_nan(0.5 + self.scale * difference, 0.0, 1.0)
-            }
+            ExpectationKind::Linear => linear(difference, self.scale),
             ExpectationKind::Normal => detmath::normal_cdf(difference * self.scale),
         }
     }
+
+    /// `R_A - R_B`, capped at the configured maximum difference.
+    #[inline(always)]
+    #[must_use]
+    pub fn difference(&self, rating_a: f32, rating_b: f32) -> f64 {
+        detmath::clamp_keep_nan(f64::from(rating_a) - f64::from(rating_b), -self.cap, self.cap)
+    }
+}
+
+/// `clamp(0.5 + slope * difference, 0, 1)`: the linear expectation.
+#[inline(always)]
+#[must_use]
+pub fn linear(difference: f64, slope: f64) -> f64 {
+    detmath::clamp_keep_nan(0.5 + slope * difference, 0.0, 1.0)
 }
 
 /// `1 / (1 + 2^(-difference * scale))`: the logistic curve with `scale = log2(10) / c`.

@@ -55,6 +55,7 @@ pub mod detmath;
 pub mod error;
 pub mod expected;
 pub mod ffi;
+pub mod kernel;
 pub mod kpolicy;
 pub mod league;
 pub mod matchmaking;

@@ -66,6 +66,25 @@ pub fn rate_ratings(
     multiplier: f64,
 ) -> (f32, f32) {
     let expected_a = expectation.expected_a(rating_a, rating_b);
+    rate_with_expected(expected_a, rounding, floor, rating_a, rating_b, outcome, a, b, multiplier)
+}
+
+/// [`rate_ratings`] after the expected score: the part shared by every entry point,
+/// including the vectorized batch kernel (`src/kernel.rs`), so they agree bit for bit.
+#[inline(always)]
+#[must_use]
+#[allow(clippy::too_many_arguments)] // as rate_ratings
+pub fn rate_with_expected(
+    expected_a: f64,
+    rounding: Rounding,
+    floor: f64,
+    rating_a: f32,
+    rating_b: f32,
+    outcome: Outcome,
+    a: SideTerms,
+    b: SideTerms,
+    multiplier: f64,
+) -> (f32, f32) {
     let expected_b = 1.0 - expected_a;
     let score_b = 1.0 - outcome.score_a;
     let share_b = 1.0 - outcome.share_a;

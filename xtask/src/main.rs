@@ -7,6 +7,8 @@
 //!   program against the header (shared and static library), the C# wrapper's NUnit
 //!   suite on Mono, and the Unity package checker.
 //! * `cargo xtask stage`: build and stage the library only.
+//! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
+//!   P/Invoke per pair, the batch API).
 //!
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
@@ -25,8 +27,9 @@ fn main() -> ExitCode {
         "test" => test(),
         "demo" => demo(),
         "stage" => stage().map(|_| Counts::default()),
+        "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | demo | stage>");
+            eprintln!("usage: cargo xtask <test | demo | stage | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -55,6 +58,8 @@ fn test() -> Result<Counts, String> {
     // Generated files are checked, not refreshed, during tests.
     let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
     counts += Step::new("Rust tests", "cargo").args(["test", "--workspace", "--release"]).envs(frozen).run_counted()?;
+    // The benchmarks are not run here (speed is not asserted in tests), but they must build.
+    Step::new("benchmarks compile", "cargo").args(["check", "--benches", "--package", "ranking-elo"]).envs(frozen).run()?;
     let library = build_release(&frozen)?;
     counts += c_tests(&library)?;
     mono::ensure_mono()?;
@@ -73,6 +78,15 @@ fn demo() -> Result<Counts, String> {
     let plugin_dir = stage()?;
     let runtime = mono::build_runtime()?;
     mono::run_demo(&runtime, &plugin_dir)?;
+    Ok(Counts::default())
+}
+
+/// The C# benchmark on Mono (release library, optimized assemblies).
+fn bench_mono() -> Result<Counts, String> {
+    mono::ensure_mono()?;
+    let library = build_release(&[])?;
+    let runtime = mono::build_runtime()?;
+    mono::run_benchmark(&runtime, &library)?;
     Ok(Counts::default())
 }
 

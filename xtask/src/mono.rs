@@ -126,6 +126,19 @@ pub fn unity_compile_check() -> Result<(), String> {
     mcs("Unity flavour + sample (mcs against the UnityEngine stand-in)", &out_dir().join("UnityCompileCheck.dll"), "library", &defines, files)
 }
 
+/// Builds and runs the C# benchmark (managed tutorial, one P/Invoke per pair, batch).
+pub fn run_benchmark(runtime: &Path, library_dir: &Path) -> Result<(), String> {
+    let exe = out_dir().join("Benchmark.exe");
+    let files = vec![root().join("benches/mono/Benchmark.cs").display().to_string()];
+    mcs("C# benchmark (mcs, optimized)", &exe, "exe", &[format!("-r:{}", runtime.display()), "-optimize+".to_owned()], files)?;
+    copy_native(library_dir)?;
+    Step::new("C# benchmark on Mono", "mono")
+        .args(["--optimize=all"])
+        .arg(exe.display().to_string())
+        .env("LD_LIBRARY_PATH", out_dir().display().to_string())
+        .run()
+}
+
 /// Builds and runs the console demo (a league season) through the wrapper.
 pub fn run_demo(runtime: &Path, plugin_dir: &Path) -> Result<(), String> {
     let exe = out_dir().join("LeagueSeason.exe");

@@ -1,0 +1,204 @@
+//! Benchmarks of the engine with baselines measured in the same run:
+//! `skillratings`' `elo()` on the same inputs, a plain Rust loop calling the platform's
+//! `powf` (not deterministic across platforms; the speed we give up nothing against), and a
+//! memory reference that reads and writes the same bytes as a batch.
+//!
+//! `cargo bench --bench engine`; BENCHMARKS.md reports the figures as ratios.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use ranking_elo::batch::{self, BatchInput};
+use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
+use ranking_elo::pool::{Match, Pool};
+use ranking_elo::{Config, Outcome, Rules};
+
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+struct Pairs {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    s: Vec<f32>,
+}
+
+fn pairs(n: usize) -> Pairs {
+    let mut rng = SplitMix(n as u64);
+    Pairs {
+        a: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit()).collect(),
+        b: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit()).collect(),
+        s: (0..n).map(|_| if rng.next() & 1 == 1 { 1.0 } else { 0.0 }).collect(),
+    }
+}
+
+fn single(c: &mut Criterion) {
+    let rules = Rules::default();
+    let p = pairs(1024);
+    let mut group = c.benchmark_group("single");
+    group.throughput(Throughput::Elements(1024));
+    group.bench_function("expected_score", |bench| {
+        bench.iter(|| {
+            let mut sum = 0.0;
+            for i in 0..1024 {
+                sum += rules.expected_score(black_box(p.a[i]), black_box(p.b[i]));
+            }
+            sum
+        });
+    });
+    group.bench_function("rate", |bench| {
+        bench.iter(|| {
+            let mut sum = 0.0;
+            for i in 0..1024 {
+                let outcome = if p.s[i] == 1.0 { Outcome::WIN } else { Outcome::LOSS };
+                let (x, y) = rules.rate(black_box(p.a[i]), black_box(p.b[i]), outcome).unwrap_or_default();
+                sum += x - y;
+            }
+            sum
+        });
+    });
+    group.bench_function("tutorial_mirror", |bench| {
+        bench.iter(|| {
+            let mut sum = 0.0;
+            for i in 0..1024 {
+                let (x, y) = ranking_elo::tutorial_update(black_box(p.a[i]), black_box(p.b[i]), 32.0, p.s[i] == 1.0);
+                sum += x - y;
+            }
+            sum
+        });
+    });
+    group.finish();
+}
+
+fn batches(c: &mut Criterion) {
+    let rules = Rules::default();
+    let elo = skillratings::elo::EloConfig::new();
+    let mut group = c.benchmark_group("batch");
+    for n in [1 << 10, 1 << 16, 1 << 20, 1 << 24] {
+        let p = pairs(n);
+        let (mut out_a, mut out_b) = (vec![0.0f32; n], vec![0.0f32; n]);
+        group.throughput(Throughput::Elements(n as u64));
+        if n >= 1 << 20 {
+            group.sample_size(10);
+        }
+        group.bench_with_input(BenchmarkId::new("ranking_elo", n), &n, |bench, _| {
+            bench.iter(|| {
+                let input = BatchInput { rating_a: &p.a, rating_b: &p.b, score_a: &p.s, k: None };
+                batch::rate(&rules, &input, &mut out_a, &mut out_b)
+            });
+        });
+        if let Some((plan, source)) = ranking_elo::kernel::Plan::new(&rules, None) {
+            use ranking_elo::kernel::{run_with, Isa};
+            for (name, isa) in [("kernel_baseline_sse2", Isa::Baseline), ("kernel_avx2", Isa::Avx2), ("kernel_avx512", Isa::Avx512)] {
+                group.bench_with_input(BenchmarkId::new(name, n), &n, |bench, _| {
+                    bench.iter(|| run_with(isa, &plan, source, &p.a, &p.b, &p.s, &mut out_a, &mut out_b));
+                });
+            }
+        }
+        group.bench_with_input(BenchmarkId::new("skillratings_elo", n), &n, |bench, _| {
+            bench.iter(|| {
+                for i in 0..n {
+                    let one = skillratings::elo::EloRating { rating: f64::from(p.a[i]) };
+                    let two = skillratings::elo::EloRating { rating: f64::from(p.b[i]) };
+                    let outcome = if p.s[i] == 1.0 { skillratings::Outcomes::WIN } else { skillratings::Outcomes::LOSS };
+                    let (x, y) = skillratings::elo::elo(&one, &two, &outcome, &elo);
+                    out_a[i] = x.rating as f32;
+                    out_b[i] = y.rating as f32;
+                }
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("plain_powf_loop", n), &n, |bench, _| {
+            bench.iter(|| {
+                for i in 0..n {
+                    let e = 1.0 / (1.0 + 10f32.powf((p.b[i] - p.a[i]) / 400.0));
+                    let d = 32.0 * (p.s[i] - e);
+                    out_a[i] = p.a[i] + d;
+                    out_b[i] = p.b[i] - d;
+                }
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("memory_reference", n), &n, |bench, _| {
+            bench.iter(|| {
+                // Reads the three input arrays and writes the two outputs: the same bytes as a
+                // batch, with the least work per byte.
+                for (((out_a, out_b), a), (b, s)) in out_a.iter_mut().zip(out_b.iter_mut()).zip(&p.a).zip(p.b.iter().zip(&p.s)) {
+                    *out_a = a + s;
+                    *out_b = b - s;
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+fn pool_apply(c: &mut Criterion) {
+    const PLAYERS: usize = 100_000;
+    const MATCHES: usize = 1_000_000;
+    let mut rng = SplitMix(3);
+    let matches: Vec<Match> = (0..MATCHES)
+        .map(|_| {
+            let a = (rng.next() % PLAYERS as u64) as usize;
+            let b = (a + 1 + (rng.next() % (PLAYERS as u64 - 1)) as usize) % PLAYERS;
+            Match::new(a, b, if rng.next() & 1 == 1 { Outcome::WIN } else { Outcome::LOSS })
+        })
+        .collect();
+    let mut group = c.benchmark_group("pool");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(MATCHES as u64));
+    for (name, json) in [("apply_constant_k", "{}"), ("apply_zero_sum_leagues_002", include_str!("system_002.json"))] {
+        let rules = Config::from_json(json).unwrap_or_default();
+        group.bench_function(name, |bench| {
+            bench.iter_batched_ref(
+                || {
+                    let mut pool = Pool::new(rules.clone());
+                    pool.add_players(PLAYERS);
+                    pool
+                },
+                |pool| pool.apply(&matches, None),
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+fn matchmaking(c: &mut Criterion) {
+    let mut rng = SplitMix(4);
+    let players: Vec<(f32, f64)> = (0..100_000).map(|_| (1000.0 + 1000.0 * rng.unit(), 60.0 * f64::from(rng.unit()))).collect();
+    let mut group = c.benchmark_group("matchmaking");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(100_000));
+    group.bench_function("tick_100k_waiting", |bench| {
+        bench.iter_batched_ref(
+            || {
+                let mut queue = Matchmaker::new(MatchmakingSettings::default()).unwrap_or_else(|_| unreachable!());
+                for (id, (rating, joined)) in players.iter().enumerate() {
+                    let _ = queue.join(id as u64, *rating, *joined);
+                }
+                queue
+            },
+            |queue| queue.tick(60.0, usize::MAX),
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+fn config_json(c: &mut Criterion) {
+    let json = include_str!("system_002.json");
+    c.bench_function("config/parse_json_002", |bench| bench.iter(|| Config::from_json(black_box(json))));
+}
+
+criterion_group!(benches, single, batches, pool_apply, matchmaking, config_json);
+criterion_main!(benches);

@@ -1,0 +1,283 @@
+//! `simulate`: a population with hidden true skills plays matches (drawn by the matchmaker
+//! or at random); results are drawn from the true-skill win probability; ratings evolve
+//! under a configuration (SPEC section 9).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ranking_elo::expected::logistic;
+use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
+use ranking_elo::pool::{Match, MatchOutputs, Pool};
+use ranking_elo::{Config, Outcome, Rules};
+use serde::Serialize;
+
+use crate::metrics::{spearman, Prediction};
+use crate::plot::{self, Chart};
+use crate::rng::Rng;
+
+/// How true skills are spread.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(tag = "distribution", rename_all = "snake_case")]
+pub enum Skills {
+    Normal { mean: f64, sd: f64 },
+    Uniform { low: f64, high: f64 },
+}
+
+impl Skills {
+    /// `normal:MEAN:SD` or `uniform:LOW:HIGH`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = text.split(':').collect();
+        let number = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| format!("--skills: {s:?} is not a number"));
+        match parts.as_slice() {
+            ["normal", mean, sd] if number(sd)? > 0.0 => Ok(Self::Normal { mean: number(mean)?, sd: number(sd)? }),
+            ["uniform", low, high] if number(low)? < number(high)? => Ok(Self::Uniform { low: number(low)?, high: number(high)? }),
+            _ => Err(format!("--skills must be normal:MEAN:SD (SD > 0) or uniform:LOW:HIGH (LOW < HIGH), not {text:?}")),
+        }
+    }
+
+    fn draw(self, rng: &mut Rng) -> f64 {
+        match self {
+            Self::Normal { mean, sd } => mean + sd * rng.normal(),
+            Self::Uniform { low, high } => low + (high - low) * rng.unit(),
+        }
+    }
+}
+
+pub struct Options {
+    pub players: usize,
+    pub matches: usize,
+    pub seed: u64,
+    pub config_json: String,
+    pub skills: Skills,
+    pub matchmaker: bool,
+    pub frames: usize,
+    pub out_dir: PathBuf,
+    pub progress: bool,
+}
+
+#[derive(Serialize)]
+pub struct PlayerLine {
+    pub id: usize,
+    pub rating: f32,
+    pub skill: f64,
+    pub games: u32,
+    pub win_streak: u32,
+    pub league: String,
+}
+
+#[derive(Serialize)]
+pub struct LeagueCount {
+    pub league: String,
+    pub players: usize,
+}
+
+#[derive(Serialize)]
+pub struct Summary {
+    pub players: usize,
+    pub matches: usize,
+    pub seed: u64,
+    pub matchmaker: bool,
+    pub skills: Skills,
+    pub config: serde_json::Value,
+    pub seconds: f64,
+    pub league_counts: Vec<LeagueCount>,
+    pub top: Vec<PlayerLine>,
+    pub bottom: Vec<PlayerLine>,
+    /// Over every match, predictions made before the match.
+    pub log_loss: f64,
+    pub brier: f64,
+    pub accuracy: f64,
+    /// Over the last 10% of matches (ratings settled).
+    pub log_loss_last_10_percent: f64,
+    pub brier_last_10_percent: f64,
+    /// Rank correlation of final ratings with true skills.
+    pub spearman_rating_skill: f64,
+    pub mean_rating_initial: f64,
+    pub mean_rating_final: f64,
+    /// Mean rating change per player: 004's victory bonus V predicts about n V / 2 for n
+    /// matches per player.
+    pub mean_drift: f64,
+    pub victory_bonus_drift_predicted: f64,
+    pub files: Vec<String>,
+}
+
+fn league_name(rules: &Rules, index: usize) -> String {
+    rules.config().leagues.as_slice().get(index).map_or_else(|| "all".to_owned(), |l| l.name.clone())
+}
+
+fn player_line(pool: &Pool, rules: &Rules, skills: &[f64], id: usize) -> PlayerLine {
+    let p = pool.player(id).unwrap_or_else(|| unreachable!("ids come from the pool"));
+    PlayerLine { id, rating: p.rating, skill: skills[id], games: p.games_played, win_streak: p.win_streak, league: league_name(rules, rules.league_of(p.rating)) }
+}
+
+/// Renders one scatter frame of rating against skill.
+fn scatter(skills: &[f64], ratings: &[f32], rules: &Rules, x_range: (f64, f64), y_range: (f64, f64), title: &str) -> plot::Canvas {
+    let mut chart = Chart::new(720, 540, title, "TRUE SKILL", "RATING", x_range, y_range);
+    // The diagonal rating = skill, where a calibrated system puts its players.
+    let low = x_range.0.max(y_range.0);
+    let high = x_range.1.min(y_range.1);
+    if low < high {
+        chart.line((low, low), (high, high), plot::REFERENCE);
+    }
+    let radius = if skills.len() > 2000 { 1 } else { 2 };
+    for (skill, rating) in skills.iter().zip(ratings) {
+        chart.point(*skill, f64::from(*rating), radius, plot::league_colour(rules.league_of(*rating)));
+    }
+    chart.canvas
+}
+
+pub fn run(options: &Options) -> Result<Summary, String> {
+    if options.players < 2 {
+        return Err("--players must be at least 2".to_owned());
+    }
+    let rules = Config::from_json(&options.config_json).map_err(|e| format!("configuration: {e}"))?;
+    let start = Instant::now();
+    let mut rng = Rng::new(options.seed);
+    let skills: Vec<f64> = (0..options.players).map(|_| options.skills.draw(&mut rng)).collect();
+    let mut pool = Pool::new(rules.clone());
+    pool.add_players(options.players);
+    let initial_mean = pool.total() / options.players as f64;
+    let mut queue = if options.matchmaker {
+        let settings = MatchmakingSettings { seed: options.seed, ..MatchmakingSettings::default() };
+        let mut queue = Matchmaker::new(settings).map_err(|e| e.to_string())?;
+        for id in 0..options.players {
+            queue.join(id as u64, pool.rating(id).unwrap_or_default(), 0.0).map_err(|e| e.to_string())?;
+        }
+        Some(queue)
+    } else {
+        None
+    };
+    let truth_scale = std::f64::consts::LOG2_10 / 400.0;
+    let frames = options.frames.max(1);
+    let per_frame = options.matches.div_ceil(frames).max(1);
+    let mut snapshots: Vec<(usize, Vec<f32>)> = Vec::with_capacity(frames + 1);
+    let mut ratings = vec![0.0f32; options.players];
+    pool.ratings_into(0, &mut ratings).map_err(|e| e.to_string())?;
+    snapshots.push((0, ratings.clone()));
+
+    let progress = if options.progress { ProgressBar::new(options.matches as u64) } else { ProgressBar::hidden() };
+    progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} matches {elapsed_precise} eta {eta}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let (mut overall, mut last) = (Prediction::default(), Prediction::default());
+    let last_start = options.matches - options.matches / 10;
+    let mut played = 0usize;
+    let mut clock = 0.0f64;
+    let mut batch: Vec<Match> = Vec::new();
+    let mut expected: Vec<f32> = Vec::new();
+    let mut next_frame = per_frame;
+    while played < options.matches {
+        let wanted = (next_frame.min(options.matches) - played).min(65_536);
+        batch.clear();
+        if let Some(queue) = queue.as_mut() {
+            for (a, b) in queue.tick(clock, wanted) {
+                batch.push(Match::new(a as usize, b as usize, Outcome::LOSS));
+            }
+            let settings = queue.settings();
+            let widest = (settings.max_distance - settings.initial_distance) / settings.growth_per_second.max(1e-9);
+            if batch.is_empty() && clock > widest + 1.0 {
+                // Nobody is within anybody's widest window (a tiny or very spread
+                // population): pair two waiting players at random so the run goes on.
+                let a = rng.below(options.players);
+                let b = (a + 1 + rng.below(options.players - 1)) % options.players;
+                queue.leave(a as u64);
+                queue.leave(b as u64);
+                batch.push(Match::new(a, b, Outcome::LOSS));
+            }
+            clock += 1.0;
+        } else {
+            for _ in 0..wanted {
+                let a = rng.below(options.players);
+                let b = (a + 1 + rng.below(options.players - 1)) % options.players;
+                batch.push(Match::new(a, b, Outcome::LOSS));
+            }
+        }
+        for m in &mut batch {
+            let p = logistic(skills[m.a] - skills[m.b], truth_scale);
+            m.outcome = if rng.unit() < p { Outcome::WIN } else { Outcome::LOSS };
+        }
+        expected.resize(batch.len(), 0.0);
+        let outputs = MatchOutputs { expected_a: Some(&mut expected), ..MatchOutputs::default() };
+        pool.apply(&batch, Some(outputs)).map_err(|e| e.to_string())?;
+        for (i, m) in batch.iter().enumerate() {
+            overall.add(f64::from(expected[i]), m.outcome.score_a);
+            if played + i >= last_start {
+                last.add(f64::from(expected[i]), m.outcome.score_a);
+            }
+        }
+        if let Some(queue) = queue.as_mut() {
+            for m in &batch {
+                for id in [m.a, m.b] {
+                    queue.join(id as u64, pool.rating(id).unwrap_or_default(), clock).map_err(|e| e.to_string())?;
+                }
+            }
+        }
+        played += batch.len();
+        progress.set_position(played as u64);
+        if played >= next_frame || played == options.matches {
+            pool.ratings_into(0, &mut ratings).map_err(|e| e.to_string())?;
+            snapshots.push((played, ratings.clone()));
+            next_frame += per_frame;
+        }
+    }
+    progress.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+
+    // Charts: one range for every frame, so the animation does not jump.
+    let span = |values: &mut dyn Iterator<Item = f64>| values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (skill_lo, skill_hi) = span(&mut skills.iter().copied());
+    let (rating_lo, rating_hi) = span(&mut snapshots.iter().flat_map(|(_, r)| r.iter().map(|&v| f64::from(v))));
+    let pad = |(lo, hi): (f64, f64)| {
+        let margin = ((hi - lo) * 0.05).max(1.0);
+        (lo - margin, hi + margin)
+    };
+    let (x_range, y_range) = (pad((skill_lo, skill_hi)), pad((rating_lo, rating_hi)));
+    std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("{}: {e}", options.out_dir.display()))?;
+    let png_path = options.out_dir.join("rating_vs_skill.png");
+    let gif_path = options.out_dir.join("rating_vs_skill.gif");
+    let json_path = options.out_dir.join("summary.json");
+    let (last_count, final_ratings) = snapshots.last().map(|(n, r)| (*n, r.clone())).unwrap_or_default();
+    let final_frame = scatter(&skills, &final_ratings, &rules, x_range, y_range, &format!("RATING VS SKILL AFTER {last_count} MATCHES"));
+    let file = std::fs::File::create(&png_path).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    final_frame.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    let frames: Vec<plot::Canvas> = snapshots
+        .iter()
+        .map(|(n, r)| scatter(&skills, r, &rules, x_range, y_range, &format!("RATING VS SKILL AFTER {n} MATCHES")))
+        .collect();
+    let file = std::fs::File::create(&gif_path).map_err(|e| format!("{}: {e}", gif_path.display()))?;
+    plot::write_gif(std::io::BufWriter::new(file), &frames, 12).map_err(|e| format!("{}: {e}", gif_path.display()))?;
+
+    let final_mean = pool.total() / options.players as f64;
+    let league_counts = pool
+        .league_counts()
+        .into_iter()
+        .enumerate()
+        .map(|(i, players)| LeagueCount { league: league_name(&rules, i), players })
+        .collect();
+    let ratings64: Vec<f64> = final_ratings.iter().map(|&r| f64::from(r)).collect();
+    let summary = Summary {
+        players: options.players,
+        matches: options.matches,
+        seed: options.seed,
+        matchmaker: options.matchmaker,
+        skills: options.skills,
+        config: serde_json::from_str(&rules.config().to_json()).unwrap_or(serde_json::Value::Null),
+        seconds,
+        league_counts,
+        top: pool.top(5).into_iter().map(|id| player_line(&pool, &rules, &skills, id)).collect(),
+        bottom: pool.bottom(5).into_iter().map(|id| player_line(&pool, &rules, &skills, id)).collect(),
+        log_loss: overall.log_loss(),
+        brier: overall.brier(),
+        accuracy: overall.accuracy(),
+        log_loss_last_10_percent: last.log_loss(),
+        brier_last_10_percent: last.brier(),
+        spearman_rating_skill: spearman(&ratings64, &skills),
+        mean_rating_initial: initial_mean,
+        mean_rating_final: final_mean,
+        mean_drift: final_mean - initial_mean,
+        victory_bonus_drift_predicted: options.matches as f64 * rules.config().victory_bonus / options.players as f64,
+        files: [&png_path, &gif_path, &json_path].iter().map(|p| p.display().to_string()).collect(),
+    };
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    std::fs::write(&json_path, text + "\n").map_err(|e| format!("{}: {e}", json_path.display()))?;
+    Ok(summary)
+}
