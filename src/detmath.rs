@@ -14,8 +14,8 @@
 //!   polynomial on `[-1/2, 1/2]`, remainder below 2.1e-10, plus a few roundings): far
 //!   below the `2^-24 = 6e-8` resolution of the `f32` results, and two multiply-adds per
 //!   pair cheaper than degree 10 in the batch kernel.
-//! * [`normal_cdf`]: absolute error below 2e-10, relative error below 1e-9 in the lower
-//!   tail.
+//! * [`normal_cdf`]: absolute error below 2e-10; relative error below 1e-9 in the lower
+//!   tail (`x <= -2.5`, where values are small).
 //!
 //! Expected scores are returned to callers as `f32`; the test
 //! `expected_score_error_sweep` (in `src/expected.rs`) measures the end-to-end absolute
@@ -223,7 +223,8 @@ mod tests {
             let reference = 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
             let got = normal_cdf(x);
             worst = worst.max((got - reference).abs());
-            if x < 0.0 && reference > 1e-300 && x > -NORMAL_CDF_LIMIT {
+            // The tail keeps relative precision; nearer 0 the absolute bound is what counts.
+            if x <= -NORMAL_TAIL_START && x > -NORMAL_CDF_LIMIT {
                 worst_relative_tail = worst_relative_tail.max((got / reference - 1.0).abs());
             }
             assert!(got >= previous && (0.0..=1.0).contains(&got), "Phi({x}) = {got}");

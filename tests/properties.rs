@@ -31,7 +31,9 @@ proptest! {
         let e_a = e.expected_a(a, b);
         let e_b = e.expected_a(b, a);
         prop_assert!((0.0..=1.0).contains(&e_a));
-        prop_assert!((e_a + e_b - 1.0).abs() <= 1e-12, "{} + {}", e_a, e_b);
+        // E_B is always computed as 1 - E_A; this checks that the model's approximation is
+        // symmetric to far below the 6e-8 resolution of the f32 results.
+        prop_assert!((e_a + e_b - 1.0).abs() <= 1e-9, "{} + {}", e_a, e_b);
     }
 
     /// A higher rating never lowers the expected score.
