@@ -102,6 +102,51 @@ impl Plan {
     }
 }
 
+/// Expected scores of many pairs into `out` (all three slices the same length), with
+/// exactly the arithmetic of [`Expectation::expected_a`]: the same inline functions with
+/// the model chosen outside the loop.
+#[inline(always)]
+fn expected_loop(expectation: &Expectation, rating_a: &[f32], rating_b: &[f32], out: &mut [f64]) {
+    let e = *expectation;
+    let n = out.len();
+    let (rating_a, rating_b) = (&rating_a[..n], &rating_b[..n]);
+    match e.kind {
+        ExpectationKind::Logistic => {
+            for i in 0..n {
+                out[i] = logistic(e.difference(rating_a[i], rating_b[i]), e.scale);
+            }
+        }
+        ExpectationKind::Linear => {
+            for i in 0..n {
+                out[i] = crate::expected::linear(e.difference(rating_a[i], rating_b[i]), e.scale);
+            }
+        }
+        ExpectationKind::Normal => {
+            for i in 0..n {
+                out[i] = e.expected_a(rating_a[i], rating_b[i]);
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn expected_avx2(expectation: &Expectation, rating_a: &[f32], rating_b: &[f32], out: &mut [f64]) {
+    expected_loop(expectation, rating_a, rating_b, out);
+}
+
+/// [`Expectation::expected_a`] for many pairs (used by pools on blocks of matches), on
+/// `isa` where the CPU has it. Same bits on every instruction set.
+pub fn expected_into(isa: Isa, expectation: &Expectation, rating_a: &[f32], rating_b: &[f32], out: &mut [f64]) {
+    match isa.available() {
+        // SAFETY: `available` returns an instruction set only when the CPU has it. Blocks are
+        // short, so AVX2 serves AVX-512 CPUs too (no 512-bit warm-up per block).
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 | Isa::Avx2 => unsafe { expected_avx2(expectation, rating_a, rating_b, out) },
+        _ => expected_loop(expectation, rating_a, rating_b, out),
+    }
+}
+
 /// Which instruction set runs the kernel (for tests and benchmarks; [`run`] and
 /// [`run_in_place`] pick the best one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

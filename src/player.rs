@@ -49,7 +49,8 @@ impl PlayerState {
         Self {
             rating: new_rating,
             games_played: self.games_played.saturating_add(1),
-            win_streak: if won { self.win_streak.saturating_add(1) } else { 0 },
+            // Branch-free (results are unpredictable): all ones when won, else zero.
+            win_streak: self.win_streak.saturating_add(1) & 0u32.wrapping_sub(u32::from(won)),
             has_reached_2400: self.has_reached_2400 || new_rating >= crate::kpolicy::FIDE_STICKY_RATING,
             ..self
         }

@@ -167,12 +167,21 @@ impl Rules {
 
     #[inline(always)]
     fn rate_core(&self, rating_a: f32, rating_b: f32, outcome: Outcome, k_a: f64, k_b: f64, multiplier: f64) -> (f32, f32) {
+        let expected_a = self.expectation.expected_a(rating_a, rating_b);
+        self.rate_core_expected(expected_a, rating_a, rating_b, outcome, k_a, k_b, multiplier)
+    }
+
+    /// [`Self::rate_core`] with the expected score already computed (the pool computes a
+    /// block of them in one vectorized loop).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // the formula's inputs
+    fn rate_core_expected(&self, expected_a: f64, rating_a: f32, rating_b: f32, outcome: Outcome, k_a: f64, k_b: f64, multiplier: f64) -> (f32, f32) {
         let (k_a, k_b) = self.combine(k_a, k_b);
         let (l_a, v_a) = self.bonuses(rating_a);
         let (l_b, v_b) = self.bonuses(rating_b);
         let a = SideTerms { k: k_a, score_share_bonus: l_a, victory_bonus: v_a };
         let b = SideTerms { k: k_b, score_share_bonus: l_b, victory_bonus: v_b };
-        rate_ratings(&self.expectation, self.config.rounding, self.floor, rating_a, rating_b, outcome, a, b, multiplier)
+        rate_with_expected(expected_a, self.config.rounding, self.floor, rating_a, rating_b, outcome, a, b, multiplier)
     }
 
     /// Like [`Self::rate_with_k`], with the ratings and K checked first.
@@ -232,11 +241,18 @@ impl Rules {
     #[inline]
     #[must_use]
     pub fn rate_players_unchecked(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome) -> (PlayerState, PlayerState) {
+        let expected_a = self.expectation.expected_a(a.rating, b.rating);
+        self.rate_players_expected(a, b, outcome, expected_a)
+    }
+
+    /// [`Self::rate_players_unchecked`] with the expected score already computed.
+    #[inline(always)]
+    pub(crate) fn rate_players_expected(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
         let policy = &self.config.k_policy;
         let k_a = policy.k_for(a, &self.config.leagues);
         let k_b = policy.k_for(b, &self.config.leagues);
         let multiplier = self.streak_multiplier(a.win_streak, b.win_streak);
-        let (rating_a, rating_b) = self.rate_core(a.rating, b.rating, outcome, k_a, k_b, multiplier);
+        let (rating_a, rating_b) = self.rate_core_expected(expected_a, a.rating, b.rating, outcome, k_a, k_b, multiplier);
         (a.after_game(rating_a, outcome.a_won()), b.after_game(rating_b, outcome.b_won()))
     }
 
