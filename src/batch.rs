@@ -103,31 +103,10 @@ pub fn validate(rules: &Rules, input: &BatchInput<'_>) -> Result<(), BatchError>
     Ok(())
 }
 
-/// Whether every element is valid: a branch-free pass that the compiler vectorizes (the
-/// detailed, slower checks run only when it fails).
+/// Whether every element is valid: a branch-free pass vectorized on the best instruction
+/// set (the detailed, slower checks run only when it fails).
 fn all_valid(input: &BatchInput<'_>) -> bool {
-    const CHUNK: usize = 4096;
-    let finite = |x: f32| (x.to_bits() & 0x7f80_0000) != 0x7f80_0000;
-    let n = input.rating_a.len();
-    let mut start = 0;
-    while start < n {
-        let end = (start + CHUNK).min(n);
-        let mut ok = true;
-        for i in start..end {
-            let s = input.score_a[i];
-            ok &= finite(input.rating_a[i]) & finite(input.rating_b[i]) & (s >= 0.0) & (s <= 1.0);
-        }
-        if let Some(k) = input.k {
-            for &k in &k[start..end] {
-                ok &= finite(k) & (k >= 0.0);
-            }
-        }
-        if !ok {
-            return false;
-        }
-        start = end;
-    }
-    true
+    kernel::inputs_valid(kernel::Isa::best(), input.rating_a, input.rating_b, input.score_a, input.k)
 }
 
 /// One pair of a validated batch: exactly what [`Rules::rate_with_k`] or [`Rules::rate`]

@@ -102,6 +102,61 @@ impl Plan {
     }
 }
 
+/// Branch-free validity of a batch's inputs: finite ratings, scores in `[0, 1]`, finite
+/// K >= 0. In chunks, so a failure stops the pass early.
+#[inline(always)]
+fn valid_loop(rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f32]>) -> bool {
+    const CHUNK: usize = 4096;
+    let finite = |x: f32| (x.to_bits() & 0x7f80_0000) != 0x7f80_0000;
+    let n = rating_a.len();
+    let (rating_b, score_a) = (&rating_b[..n], &score_a[..n]);
+    let mut start = 0;
+    while start < n {
+        let end = (start + CHUNK).min(n);
+        let mut ok = true;
+        for i in start..end {
+            let s = score_a[i];
+            ok &= finite(rating_a[i]) & finite(rating_b[i]) & (s >= 0.0) & (s <= 1.0);
+        }
+        if let Some(k) = k {
+            for &k in &k[start..end] {
+                ok &= finite(k) & (k >= 0.0);
+            }
+        }
+        if !ok {
+            return false;
+        }
+        start = end;
+    }
+    true
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn valid_avx2(rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f32]>) -> bool {
+    valid_loop(rating_a, rating_b, score_a, k)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn valid_avx512(rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f32]>) -> bool {
+    valid_loop(rating_a, rating_b, score_a, k)
+}
+
+/// Whether a batch's inputs are all valid (the slices must have the same length; `k` too
+/// when given), on `isa` where the CPU has it.
+#[must_use]
+pub fn inputs_valid(isa: Isa, rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f32]>) -> bool {
+    match isa.available() {
+        // SAFETY: `available` returns an instruction set only when the CPU has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { valid_avx512(rating_a, rating_b, score_a, k) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { valid_avx2(rating_a, rating_b, score_a, k) },
+        _ => valid_loop(rating_a, rating_b, score_a, k),
+    }
+}
+
 /// Expected scores of many pairs into `out` (all three slices the same length), with
 /// exactly the arithmetic of [`Expectation::expected_a`]: the same inline functions with
 /// the model chosen outside the loop.
