@@ -12,21 +12,9 @@ use ranking_elo::batch::{self, BatchInput};
 use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
 use ranking_elo::pool::{Match, Pool};
 use ranking_elo::{Config, Outcome, Rules};
-
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::SplitMix;
 
 struct Pairs {
     a: Vec<f32>,
@@ -37,8 +25,8 @@ struct Pairs {
 fn pairs(n: usize) -> Pairs {
     let mut rng = SplitMix(n as u64);
     Pairs {
-        a: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit()).collect(),
-        b: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit()).collect(),
+        a: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit_f32()).collect(),
+        b: (0..n).map(|_| 1000.0 + 1000.0 * rng.unit_f32()).collect(),
         s: (0..n).map(|_| if rng.next() & 1 == 1 { 1.0 } else { 0.0 }).collect(),
     }
 }
@@ -175,7 +163,7 @@ fn pool_apply(c: &mut Criterion) {
 
 fn matchmaking(c: &mut Criterion) {
     let mut rng = SplitMix(4);
-    let players: Vec<(f32, f64)> = (0..100_000).map(|_| (1000.0 + 1000.0 * rng.unit(), 60.0 * f64::from(rng.unit()))).collect();
+    let players: Vec<(f32, f64)> = (0..100_000).map(|_| (1000.0 + 1000.0 * rng.unit_f32(), 60.0 * f64::from(rng.unit_f32()))).collect();
     let mut group = c.benchmark_group("matchmaking");
     group.sample_size(10);
     group.throughput(Throughput::Elements(100_000));

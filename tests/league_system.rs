@@ -9,6 +9,8 @@
 
 use ranking_elo::pool::{Match, Pool};
 use ranking_elo::{Config, Outcome};
+mod common;
+use common::SplitMix;
 
 const SYSTEM_002: &str = r#"{
     "expected_score": {"model": "linear", "k": 0.002},
@@ -23,18 +25,6 @@ const SYSTEM_002: &str = r#"{
         {"name": "Platinum", "min_rating": 300, "k": 50}
     ]
 }"#;
-
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 #[test]
 fn system_002_ten_thousand_players_one_million_matches() {

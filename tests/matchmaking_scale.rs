@@ -6,21 +6,8 @@
 use std::collections::HashSet;
 
 use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
-
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+mod common;
+use common::SplitMix;
 
 fn fill(seed: u64) -> (Matchmaker, Vec<(f32, f64)>) {
     let settings = MatchmakingSettings { initial_distance: 50.0, growth_per_second: 5.0, max_distance: 300.0, candidates: 4, seed };

@@ -10,6 +10,8 @@
 use std::fmt::Write as _;
 
 use ranking_elo::{tutorial_probability, tutorial_update, Config, Outcome};
+mod common;
+use common::SplitMix;
 
 const PATH: &str = "unity/Tests/Editor/Data/reference_vectors.txt";
 
@@ -21,23 +23,9 @@ const CONFIGS: [&str; 5] = [
     r#"{"expected_score":{"model":"linear","k":0.001},"k_policy":{"policy":"league"},"k_combine":"average","leagues":[{"name":"Bronze","min_rating":0,"k":200},{"name":"Silver","min_rating":100,"k":150},{"name":"Gold","min_rating":200,"k":100},{"name":"Platinum","min_rating":300,"k":50}]}"#,
 ];
 
-/// SplitMix64: a tiny, fixed generator so the vectors never depend on a crate version.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A float in `[low, high)` with a random fraction (not just integers).
-    fn range(&mut self, low: f32, high: f32) -> f32 {
-        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        low + (high - low) * unit
-    }
+/// A float in `[low, high)` with a random fraction (not just integers).
+fn range(rng: &mut SplitMix, low: f32, high: f32) -> f32 {
+    low + (high - low) * rng.unit_f32()
 }
 
 fn hex(value: f32) -> String {
@@ -61,18 +49,18 @@ fn generate() -> String {
         let rules = Config::from_json(json).unwrap();
         let (low, high) = if index == 4 { (-400.0, 600.0) } else { (600.0, 3000.0) };
         for i in 0..40 {
-            let a = rng.range(low, high);
-            let b = rng.range(low, high);
+            let a = range(&mut rng, low, high);
+            let b = range(&mut rng, low, high);
             let score = match i % 4 {
                 0 => 1.0,
                 1 => 0.0,
                 2 => 0.5,
-                _ => rng.range(0.0, 1.0),
+                _ => range(&mut rng, 0.0, 1.0),
             };
             let outcome = Outcome::from_score(f64::from(score)).unwrap();
             let (new_a, new_b) = rules.rate(a, b, outcome).unwrap();
             writeln!(out, "rate {index} {} {} {} - {} {}", hex(a), hex(b), hex(score), hex(new_a), hex(new_b)).unwrap();
-            let k = rng.range(0.0, 64.0);
+            let k = range(&mut rng, 0.0, 64.0);
             let (new_a, new_b) = rules.rate_with_k(a, b, outcome, f64::from(k), f64::from(k));
             writeln!(out, "rate {index} {} {} {} {} {} {}", hex(a), hex(b), hex(score), hex(k), hex(new_a), hex(new_b)).unwrap();
             let e = rules.expected_score(a, b) as f32;
@@ -80,9 +68,9 @@ fn generate() -> String {
         }
     }
     for _ in 0..60 {
-        let a = rng.range(0.0, 3000.0);
-        let b = rng.range(0.0, 3000.0);
-        let multiplier = rng.range(1.0, 64.0);
+        let a = range(&mut rng, 0.0, 3000.0);
+        let b = range(&mut rng, 0.0, 3000.0);
+        let multiplier = range(&mut rng, 1.0, 64.0);
         let wins = rng.next() & 1 == 1;
         let p = tutorial_probability(a, b);
         let (x, y) = tutorial_update(a, b, multiplier, wins);
