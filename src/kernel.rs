@@ -13,6 +13,9 @@
 //! Batches that need per-player K (rating bands, leagues), league bonuses or another
 //! expectation model take the general per-pair path in [`crate::batch`].
 
+#![allow(clippy::needless_bitwise_bool, clippy::manual_range_contains, reason = "branch-free tests vectorize")]
+#![allow(clippy::too_many_arguments, reason = "a batch is six arrays, a plan and an instruction set")]
+
 use crate::config::{Rounding, Rules};
 use crate::expected::{logistic, Expectation, ExpectationKind};
 use crate::kpolicy::KPolicy;

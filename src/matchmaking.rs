@@ -48,6 +48,9 @@ impl Default for MatchmakingSettings {
     }
 }
 
+/// End of the rating-order linked list.
+const NONE: u32 = u32::MAX;
+
 /// How far a scan walks in each direction before giving up on finding more candidates.
 const SCAN_LIMIT: usize = 64;
 
@@ -210,7 +213,6 @@ impl Matchmaker {
         for (slot, &ticket) in by_rating.iter().enumerate() {
             slot_of[ticket as usize] = slot as u32;
         }
-        const NONE: u32 = u32::MAX;
         let mut prev: Vec<u32> = (0..n as u32).map(|s| if s == 0 { NONE } else { s - 1 }).collect();
         let mut next: Vec<u32> = (0..n as u32).map(|s| if s + 1 == n as u32 { NONE } else { s + 1 }).collect();
         let mut matched = vec![false; n];

@@ -269,6 +269,7 @@ impl Pool {
         let len = self.players.len();
         // A branch-light pass first; the detailed one below runs only to name a failure.
         let unit = |x: f64| (0.0..=1.0).contains(&x);
+        #[allow(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
         let all_valid = matches
             .iter()
             .fold(true, |ok, m| ok & (m.a < len) & (m.b < len) & (m.a != m.b) & unit(m.outcome.score_a) & unit(m.outcome.share_a));

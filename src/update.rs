@@ -150,6 +150,7 @@ impl Rules {
         match self.config.k_combine {
             KCombine::PerPlayer => (k_a, k_b),
             KCombine::Average => {
+                #[allow(clippy::manual_midpoint, reason = "the formula of 002, written as the spec states it")]
                 let k = (k_a + k_b) / 2.0;
                 (k, k)
             }
