@@ -35,6 +35,16 @@ fn index_arg(index: i32, len: usize, name: &str) -> Result<usize, FfiError> {
     })
 }
 
+/// The shared body of the per-player queries: check the output, lock, check the index,
+/// write `query(pool, index)`.
+unsafe fn query_player<T>(pool: *const EloPool, index: i32, out: *mut T, out_name: &str, query: impl FnOnce(&Pool, usize) -> T) -> Result<(), FfiError> {
+    let out = unsafe { arg_mut(out, out_name)? };
+    let pool = lock(pool)?;
+    let index = index_arg(index, pool.len(), "index")?;
+    *out = query(&pool, index);
+    Ok(())
+}
+
 fn count_out(value: usize) -> i32 {
     i32::try_from(value).unwrap_or(i32::MAX)
 }
@@ -126,11 +136,11 @@ pub unsafe extern "C" fn elo_pool_len(pool: *const EloPool, out_len: *mut i32) -
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_get_player(pool: *const EloPool, index: i32, out_player: *mut EloPlayerState) -> EloResult {
     ffi_boundary!(result => {
-        let out = unsafe { arg_mut(out_player, "out_player")? };
-        let pool = lock(pool)?;
-        let index = index_arg(index, pool.len(), "index")?;
-        *out = pool.player(index).map(EloPlayerState::from).unwrap_or_else(|| unreachable!("index checked"));
-        Ok(())
+        unsafe {
+            query_player(pool, index, out_player, "out_player", |pool, i| {
+                pool.player(i).map_or_else(|| unreachable!("index checked"), EloPlayerState::from)
+            })
+        }
     })
 }
 
@@ -322,11 +332,7 @@ unsafe fn extreme(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_rank(pool: *const EloPool, index: i32, out_rank: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let out = unsafe { arg_mut(out_rank, "out_rank")? };
-        let pool = lock(pool)?;
-        let index = index_arg(index, pool.len(), "index")?;
-        *out = count_out(pool.rank(index).unwrap_or_else(|| unreachable!("index checked")));
-        Ok(())
+        unsafe { query_player(pool, index, out_rank, "out_rank", |pool, i| count_out(pool.rank(i).unwrap_or_default())) }
     })
 }
 
@@ -337,11 +343,7 @@ pub unsafe extern "C" fn elo_pool_rank(pool: *const EloPool, index: i32, out_ran
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_league_of(pool: *const EloPool, index: i32, out_league: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let out = unsafe { arg_mut(out_league, "out_league")? };
-        let pool = lock(pool)?;
-        let index = index_arg(index, pool.len(), "index")?;
-        *out = count_out(pool.league_of_player(index).unwrap_or_else(|| unreachable!("index checked")));
-        Ok(())
+        unsafe { query_player(pool, index, out_league, "out_league", |pool, i| count_out(pool.league_of_player(i).unwrap_or_default())) }
     })
 }
 
