@@ -365,6 +365,16 @@ EloResult elo_pool_get_ratings(const struct EloPool *pool,
                                int32_t count,
                                float *out_ratings);
 
+// Copies the league indices (0 = lowest) of players `start .. start + count` into
+// `out_leagues`.
+//
+// # Safety
+// `pool` must be a live handle; `out_leagues` valid for `count` writes.
+EloResult elo_pool_get_leagues(const struct EloPool *pool,
+                               int32_t start,
+                               int32_t count,
+                               int32_t *out_leagues);
+
 // Applies `count` matches in order, atomically: player `player_a[i]` against
 // `player_b[i]` with A's score `score_a[i]` in `[0, 1]`. The whole list is validated
 // first; on any bad match (index out of range, a player against themself, a bad score)

@@ -251,6 +251,18 @@ impl Pool {
         Ok(())
     }
 
+    /// Copies the league indices of players `start..start + out.len()` into `out`.
+    ///
+    /// # Errors
+    /// The range does not lie within the pool.
+    pub fn leagues_into(&self, start: usize, out: &mut [usize]) -> Result<(), PoolError> {
+        let slice = self.range(start, out.len())?;
+        for (target, source) in out.iter_mut().zip(slice) {
+            *target = self.rules.league_of(self.effective(source.rating));
+        }
+        Ok(())
+    }
+
     fn range(&self, start: usize, count: usize) -> Result<&[PlayerState], PoolError> {
         let len = self.players.len();
         let end = start.checked_add(count).filter(|end| *end <= len);

@@ -85,6 +85,10 @@ fn apply_outputs_leaderboard_and_player_state() {
     assert_eq!(leagues, 2);
     assert_eq!(unsafe { elo_pool_league_counts(pool, counts.as_mut_ptr(), 2, &mut leagues) }, EloResult::Ok);
     assert_eq!(counts, [4, 1]);
+    let mut leagues = [9i32; 5];
+    assert_eq!(unsafe { elo_pool_get_leagues(pool, 0, 5, leagues.as_mut_ptr()) }, EloResult::Ok);
+    assert_eq!(leagues, [0, 0, 0, 1, 0]);
+    assert_eq!(unsafe { elo_pool_get_leagues(pool, 3, 5, leagues.as_mut_ptr()) }, EloResult::IndexOutOfRange);
     let mut player = EloPlayerState { rating: 0.0, games_played: 0, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 };
     assert_eq!(unsafe { elo_pool_get_player(pool, 3, &mut player) }, EloResult::Ok);
     assert_eq!((player.games_played, player.win_streak), (2, 2));

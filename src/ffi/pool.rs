@@ -194,6 +194,26 @@ pub unsafe extern "C" fn elo_pool_get_ratings(pool: *const EloPool, start: i32, 
     })
 }
 
+/// Copies the league indices (0 = lowest) of players `start .. start + count` into
+/// `out_leagues`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_leagues` valid for `count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_get_leagues(pool: *const EloPool, start: i32, count: i32, out_leagues: *mut i32) -> EloResult {
+    ffi_boundary!(result => {
+        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
+        let out = unsafe { arg_slice_mut(out_leagues, n, "out_leagues")? };
+        let pool = lock(pool)?;
+        let mut leagues = vec![0usize; n];
+        pool.leagues_into(start, &mut leagues).map_err(|_| range_error(start, n, pool.len()))?;
+        for (target, league) in out.iter_mut().zip(leagues) {
+            *target = count_out(league);
+        }
+        Ok(())
+    })
+}
+
 fn range_error(start: usize, count: usize, len: usize) -> FfiError {
     FfiError::new(EloResult::IndexOutOfRange, format!("players {start}..{} are not all in the pool (it has {len})", start + count))
 }

@@ -168,6 +168,19 @@ namespace RankingElo
             }
         }
 
+        /// <summary>Copies the league indices (0 = lowest) of players <c>start .. start + leagues.Length</c> into <paramref name="leagues"/>.</summary>
+        /// <param name="leagues">Receives the league indices.</param>
+        /// <param name="start">Index of the first player.</param>
+        public unsafe void GetLeagues(int[] leagues, int start = 0)
+        {
+            if (leagues == null) throw new ArgumentNullException("leagues");
+            using (var lease = Lease())
+            fixed (int* output = leagues)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_get_leagues(Pool(lease), start, leagues.Length, output));
+            }
+        }
+
         /// <summary>Applies one match.</summary>
         /// <param name="playerA">Index of player A.</param>
         /// <param name="playerB">Index of player B.</param>

@@ -330,6 +330,16 @@ namespace RankingElo.Native
         internal static extern EloResult elo_pool_get_ratings(EloPool* pool, int start, int count, float* out_ratings);
 
         /// <summary>
+        ///  Copies the league indices (0 = lowest) of players `start .. start + count` into
+        ///  `out_leagues`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_leagues` valid for `count` writes.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_get_leagues", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_get_leagues(EloPool* pool, int start, int count, int* out_leagues);
+
+        /// <summary>
         ///  Applies `count` matches in order, atomically: player `player_a[i]` against
         ///  `player_b[i]` with A's score `score_a[i]` in `[0, 1]`. The whole list is validated
         ///  first; on any bad match (index out of range, a player against themself, a bad score)

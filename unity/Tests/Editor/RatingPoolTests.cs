@@ -84,6 +84,17 @@ namespace RankingElo.Tests
                 int[] counts = pool.LeagueCounts();
                 Assert.AreEqual(2, counts.Length);
                 Assert.AreEqual(200, counts[0] + counts[1]);
+                int[] leagues = new int[200];
+                pool.GetLeagues(leagues);
+                int silver = 0;
+                for (int i = 0; i < leagues.Length; i++)
+                {
+                    Assert.AreEqual(pool.LeagueOf(i), leagues[i]);
+                    Assert.AreEqual(pool[i].Rating >= 100f ? 1 : 0, leagues[i]);
+                    silver += leagues[i];
+                }
+                Assert.AreEqual(counts[1], silver);
+                Assert.Throws<EloArgumentException>(() => pool.GetLeagues(new int[5], 198));
             }
         }
 
