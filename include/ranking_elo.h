@@ -296,6 +296,22 @@ struct EloVector2 elo_update_player_rankings(float rating_player1,
                                              float multiplier,
                                              uint8_t is_player1_winner);
 
+// The tutorial's update for any score of player 1 in `[0, 1]` (1 win, 0.5 draw, 0 loss,
+// or a margin such as 0.6 for 3:2), with `K = multiplier` for both players; the new
+// ratings go to `*out_rating_player1` and `*out_rating_player2`. Unlike the two mirrors it
+// checks its input: NaN or infinite ratings, a negative or non-finite multiplier and a
+// score outside `[0, 1]` are refused. With a score of 0 or 1 it gives the bits of
+// `elo_update_player_rankings`.
+//
+// # Safety
+// The two outputs must be valid for one write each.
+EloResult elo_update_player_rankings_score(float rating_player1,
+                                           float rating_player2,
+                                           float multiplier,
+                                           float score_player1,
+                                           float *out_rating_player1,
+                                           float *out_rating_player2);
+
 // Creates an empty pool rated under a copy of `config` into `*out_pool`.
 //
 // # Safety

@@ -87,6 +87,9 @@ proptest! {
             prop_assert_eq!((v.x.to_bits(), v.y.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
             prop_assert_eq!((a.to_bits(), b.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
             prop_assert_eq!(ffi::elo_get_probability_winning(ra[i], rb[i]).to_bits(), (Rules::default().expected_score(ra[i], rb[i]) as f32).to_bits());
+            let (mut sa, mut sb) = (0.0f32, 0.0f32);
+            prop_assert_eq!(unsafe { ffi::elo_update_player_rankings_score(ra[i], rb[i], multiplier, wins[i], &mut sa, &mut sb) }, ffi::EloResult::Ok);
+            prop_assert_eq!((sa.to_bits(), sb.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
         }
     }
 }

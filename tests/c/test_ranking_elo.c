@@ -70,6 +70,19 @@ static void test_tutorial_mirrors(void) {
     CHECK(win.x == 1016.0f && win.y == 984.0f);
     EloVector2 nan_in = elo_update_player_rankings(NAN, 1300.0f, 32.0f, 1);
     CHECK(isnan(nan_in.x) && isnan(nan_in.y));
+
+    /* The checked score form: the mirror's bits for wins and losses, draws too. */
+    float s1 = 0.0f, s2 = 0.0f;
+    CHECK_CODE(elo_update_player_rankings_score(1700.0f, 1300.0f, 32.0f, 0.0f, &s1, &s2), ELO_RESULT_OK);
+    CHECK(memcmp(&s1, &loss.x, sizeof s1) == 0 && memcmp(&s2, &loss.y, sizeof s2) == 0);
+    CHECK_CODE(elo_update_player_rankings_score(1500.0f, 1500.0f, 32.0f, 0.5f, &s1, &s2), ELO_RESULT_OK);
+    CHECK(s1 == 1500.0f && s2 == 1500.0f);
+    CHECK_CODE(elo_update_player_rankings_score(1500.0f, NAN, 32.0f, 1.0f, &s1, &s2), ELO_RESULT_NOT_FINITE);
+    CHECK(strstr(last_message(), "rating_player2") != NULL);
+    CHECK_CODE(elo_update_player_rankings_score(1500.0f, 1500.0f, -1.0f, 1.0f, &s1, &s2), ELO_RESULT_NEGATIVE_K);
+    CHECK(strstr(last_message(), "multiplier") != NULL);
+    CHECK_CODE(elo_update_player_rankings_score(1500.0f, 1500.0f, 32.0f, 1.5f, &s1, &s2), ELO_RESULT_SCORE_OUT_OF_RANGE);
+    CHECK(s1 == 1500.0f); /* untouched on failure */
 }
 
 static void test_configured_single_calls(void) {

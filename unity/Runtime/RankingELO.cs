@@ -74,8 +74,8 @@ public static class RankingELO
     /// <exception cref="EloArgumentException">A bad rating, multiplier or score.</exception>
     public static unsafe Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, float scorePlayer1)
     {
-        float a = ratingPlayer1, b = ratingPlayer2, score = scorePlayer1;
-        ThrowHelper.Check(NativeMethods.elo_update_player_rankings_batch(&a, &b, &score, multiplier, 1, &a, &b));
+        float a, b;
+        ThrowHelper.Check(NativeMethods.elo_update_player_rankings_score(ratingPlayer1, ratingPlayer2, multiplier, scorePlayer1, &a, &b));
         return new Vector2(a, b);
     }
 

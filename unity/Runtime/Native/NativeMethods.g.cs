@@ -84,6 +84,20 @@ namespace RankingElo.Native
         internal static extern EloVector2 elo_update_player_rankings(float rating_player1, float rating_player2, float multiplier, byte is_player1_winner);
 
         /// <summary>
+        ///  The tutorial's update for any score of player 1 in `[0, 1]` (1 win, 0.5 draw, 0 loss,
+        ///  or a margin such as 0.6 for 3:2), with `K = multiplier` for both players; the new
+        ///  ratings go to `*out_rating_player1` and `*out_rating_player2`. Unlike the two mirrors it
+        ///  checks its input: NaN or infinite ratings, a negative or non-finite multiplier and a
+        ///  score outside `[0, 1]` are refused. With a score of 0 or 1 it gives the bits of
+        ///  `elo_update_player_rankings`.
+        ///
+        ///  # Safety
+        ///  The two outputs must be valid for one write each.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_update_player_rankings_score", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_update_player_rankings_score(float rating_player1, float rating_player2, float multiplier, float score_player1, float* out_rating_player1, float* out_rating_player2);
+
+        /// <summary>
         ///  Creates a configuration with every default (logistic c = 400, K = 32, initial rating
         ///  1500, no rounding) into `*out_config`.
         ///
