@@ -7,7 +7,7 @@
 //!   through pointers, and are written only on success;
 //! * after a failure, `elo_last_error_message` copies a readable message (naming the bad
 //!   argument or JSON field) into a caller buffer; it is per thread;
-//! * every body runs inside [`ffi_boundary!`]: a Rust panic never unwinds into the caller
+//! * every body runs inside `ffi_boundary!`: a Rust panic never unwinds into the caller
 //!   (it becomes `ELO_RESULT_PANIC`, or NaN for the two tutorial mirrors);
 //! * pointers, lengths and numbers are checked through the helpers of `args.rs`;
 //! * apart from the two mirrors of the tutorial class (which return `float` and

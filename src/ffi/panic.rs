@@ -1,7 +1,7 @@
 //! The one panic boundary every exported function runs inside.
 //!
 //! A panic unwinding out of an `extern "C"` function aborts the process, and inside Unity
-//! that process is the Editor. [`ffi_boundary!`] catches it, records a message for
+//! that process is the Editor. `ffi_boundary!` catches it, records a message for
 //! `elo_last_error_message`, and returns `ELO_RESULT_PANIC` (or a documented fallback
 //! value for functions that do not return a result code).
 
