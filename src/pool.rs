@@ -63,6 +63,8 @@ pub enum PoolError {
         /// What is wrong.
         error: Error,
     },
+    /// A player state given to the pool is invalid (a NaN or infinite rating).
+    InvalidPlayer(Error),
     /// An output array does not have one slot per match.
     OutputLength {
         /// Which output.
@@ -84,6 +86,7 @@ impl std::fmt::Display for PoolError {
                 write!(f, "matches[{position}]: a player cannot play themself; nothing was applied")
             }
             Self::BadOutcome { position, error } => write!(f, "matches[{position}]: {error}; nothing was applied"),
+            Self::InvalidPlayer(error) => error.fmt(f),
             Self::OutputLength { name, len, expected } => {
                 write!(f, "{name} has {len} elements but there are {expected} matches")
             }
@@ -219,8 +222,7 @@ impl Pool {
         if index >= len {
             return Err(PoolError::IndexOutOfRange { position: 0, index, len });
         }
-        check_finite(f64::from(state.rating), "player.rating")
-            .map_err(|error| PoolError::BadOutcome { position: 0, error })?;
+        check_finite(f64::from(state.rating), "player.rating").map_err(PoolError::InvalidPlayer)?;
         let stored = (f64::from(state.rating) - self.offset) as f32;
         self.stored_sum += f64::from(stored) - f64::from(self.players[index].rating);
         self.players[index] = PlayerState { rating: stored, ..state };
@@ -711,6 +713,8 @@ mod tests {
         assert_eq!(pool.rank(3), Some(1));
         assert_eq!(pool.rank(0), Some(2)); // 0, 2 tie at 1500: lower index first
         assert_eq!(pool.rank(1), Some(5));
+        let error = pool.set_player(0, PlayerState::new(f32::NAN)).unwrap_err();
+        assert!(matches!(error, PoolError::InvalidPlayer(_)) && error.to_string().starts_with("player.rating"), "{error}");
         assert_eq!(pool.top(10).len(), 5);
         assert_eq!(pool.league_counts(), vec![5]);
     }

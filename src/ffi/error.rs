@@ -152,7 +152,7 @@ impl From<crate::pool::PoolError> for FfiError {
         let code = match &error {
             PoolError::IndexOutOfRange { .. } => EloResult::IndexOutOfRange,
             PoolError::SamePlayer { .. } => EloResult::SamePlayer,
-            PoolError::BadOutcome { error, .. } => FfiError::from(error.clone()).code,
+            PoolError::BadOutcome { error, .. } | PoolError::InvalidPlayer(error) => FfiError::from(error.clone()).code,
             PoolError::OutputLength { .. } => EloResult::InvalidLength,
         };
         Self::new(code, error.to_string())
