@@ -5,6 +5,9 @@ use std::ptr::{null, null_mut};
 
 use ranking_elo::ffi::*;
 
+mod common;
+use common::last_message;
+
 fn config(json: &str) -> Result<*mut EloConfig, (EloResult, String)> {
     let mut handle = null_mut();
     match unsafe { elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) } {
@@ -14,15 +17,6 @@ fn config(json: &str) -> Result<*mut EloConfig, (EloResult, String)> {
             Err((code, last_message()))
         }
     }
-}
-
-fn last_message() -> String {
-    let mut len = 0;
-    assert_eq!(unsafe { elo_last_error_message(null_mut(), 0, &mut len) }, EloResult::BufferTooSmall);
-    let mut buffer = vec![0u8; len as usize + 1];
-    assert_eq!(unsafe { elo_last_error_message(buffer.as_mut_ptr().cast(), buffer.len() as i32, &mut len) }, EloResult::Ok);
-    assert_eq!(buffer[len as usize], 0, "NUL-terminated");
-    String::from_utf8(buffer[..len as usize].to_vec()).unwrap()
 }
 
 #[test]

@@ -3,8 +3,11 @@
 
 use proptest::prelude::*;
 use ranking_elo::batch::{self, BatchInput};
-use ranking_elo::ffi::{self, EloConfig, EloResult};
+use ranking_elo::ffi::{self, EloResult};
 use ranking_elo::{Config, Outcome, Rounding, Rules};
+
+mod common;
+use common::ffi_config;
 
 const CONFIGS: [&str; 4] = [
     "{}",
@@ -14,13 +17,6 @@ const CONFIGS: [&str; 4] = [
         "leagues":[{"name":"Bronze","min_rating":0,"k":200,"victory_bonus":3},{"name":"Silver","min_rating":100,"k":150},
                    {"name":"Gold","min_rating":200,"k":100},{"name":"Platinum","min_rating":300,"k":50}]}"#,
 ];
-
-fn ffi_config(json: &str) -> *mut EloConfig {
-    let mut handle = std::ptr::null_mut();
-    let code = unsafe { ffi::elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) };
-    assert_eq!(code, EloResult::Ok);
-    handle
-}
 
 fn pairs() -> impl Strategy<Value = Vec<(f32, f32, f32, f32)>> {
     prop::collection::vec((-500.0f32..3000.0, -500.0f32..3000.0, prop_oneof![Just(0.0f32), Just(0.5), Just(1.0), 0.0f32..=1.0], 0.0f32..100.0), 1..200)

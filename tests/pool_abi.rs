@@ -5,11 +5,8 @@ use std::ptr::{null, null_mut};
 
 use ranking_elo::ffi::*;
 
-fn config(json: &str) -> *mut EloConfig {
-    let mut handle = null_mut();
-    assert_eq!(unsafe { elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) }, EloResult::Ok);
-    handle
-}
+mod common;
+use common::{ffi_config as config, last_message};
 
 fn pool_with(json: &str, players: i32) -> *mut EloPool {
     let cfg = config(json);
@@ -20,13 +17,6 @@ fn pool_with(json: &str, players: i32) -> *mut EloPool {
     assert_eq!(unsafe { elo_pool_add_players(pool, players, &mut first) }, EloResult::Ok);
     assert_eq!(first, 0);
     pool
-}
-
-fn last_message() -> String {
-    let mut buffer = [0u8; 512];
-    let mut len = 0;
-    assert_eq!(unsafe { elo_last_error_message(buffer.as_mut_ptr().cast(), 512, &mut len) }, EloResult::Ok);
-    String::from_utf8_lossy(&buffer[..len as usize]).into_owned()
 }
 
 fn ratings(pool: *const EloPool) -> Vec<f32> {

@@ -25,3 +25,25 @@ impl SplitMix {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// A configuration handle from JSON through the C ABI (the JSON must be valid).
+#[allow(dead_code)]
+pub fn ffi_config(json: &str) -> *mut ranking_elo::ffi::EloConfig {
+    let mut handle = std::ptr::null_mut();
+    let code = unsafe { ranking_elo::ffi::elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) };
+    assert_eq!(code, ranking_elo::ffi::EloResult::Ok, "{json}");
+    handle
+}
+
+/// The last error message of this thread, read the documented way: ask for the length,
+/// then copy into a buffer of exactly that size plus the NUL.
+#[allow(dead_code)]
+pub fn last_message() -> String {
+    use ranking_elo::ffi::{elo_last_error_message, EloResult};
+    let mut len = 0;
+    assert_eq!(unsafe { elo_last_error_message(std::ptr::null_mut(), 0, &mut len) }, EloResult::BufferTooSmall);
+    let mut buffer = vec![0u8; len as usize + 1];
+    assert_eq!(unsafe { elo_last_error_message(buffer.as_mut_ptr().cast(), buffer.len() as i32, &mut len) }, EloResult::Ok);
+    assert_eq!(buffer[len as usize], 0, "NUL-terminated");
+    String::from_utf8(buffer[..len as usize].to_vec()).unwrap_or_default()
+}
