@@ -229,16 +229,25 @@ impl Pool {
         Ok(())
     }
 
+    /// Writes `read(player)` for players `start..start + out.len()` into `out`, each
+    /// player with its current rating: the one way the bulk read-backs walk the pool.
+    ///
+    /// # Errors
+    /// The range does not lie within the pool.
+    pub fn map_range<T>(&self, start: usize, out: &mut [T], read: impl Fn(&PlayerState) -> T) -> Result<(), PoolError> {
+        let slice = self.range(start, out.len())?;
+        for (target, stored) in out.iter_mut().zip(slice) {
+            *target = read(&PlayerState { rating: self.effective(stored.rating), ..*stored });
+        }
+        Ok(())
+    }
+
     /// Copies the states of players `start..start + out.len()` into `out`.
     ///
     /// # Errors
     /// The range does not lie within the pool.
     pub fn players_into(&self, start: usize, out: &mut [PlayerState]) -> Result<(), PoolError> {
-        let slice = self.range(start, out.len())?;
-        for (target, source) in out.iter_mut().zip(slice) {
-            *target = PlayerState { rating: self.effective(source.rating), ..*source };
-        }
-        Ok(())
+        self.map_range(start, out, |p| *p)
     }
 
     /// Copies the ratings of players `start..start + out.len()` into `out`.
@@ -246,11 +255,7 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn ratings_into(&self, start: usize, out: &mut [f32]) -> Result<(), PoolError> {
-        let slice = self.range(start, out.len())?;
-        for (target, source) in out.iter_mut().zip(slice) {
-            *target = self.effective(source.rating);
-        }
-        Ok(())
+        self.map_range(start, out, |p| p.rating)
     }
 
     /// Copies the league indices of players `start..start + out.len()` into `out`.
@@ -258,11 +263,7 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn leagues_into(&self, start: usize, out: &mut [usize]) -> Result<(), PoolError> {
-        let slice = self.range(start, out.len())?;
-        for (target, source) in out.iter_mut().zip(slice) {
-            *target = self.rules.league_of(self.effective(source.rating));
-        }
-        Ok(())
+        self.map_range(start, out, |p| self.rules.league_of(p.rating))
     }
 
     fn range(&self, start: usize, count: usize) -> Result<&[PlayerState], PoolError> {

@@ -166,17 +166,7 @@ pub unsafe extern "C" fn elo_pool_set_player(pool: *mut EloPool, index: i32, pla
 /// `pool` must be a live handle; `out_players` valid for `count` writes.
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_get_players(pool: *const EloPool, start: i32, count: i32, out_players: *mut EloPlayerState) -> EloResult {
-    ffi_boundary!(result => {
-        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
-        let out = unsafe { arg_slice_mut(out_players, n, "out_players")? };
-        let pool = lock(pool)?;
-        let mut states = vec![PlayerState::new(0.0); n];
-        pool.players_into(start, &mut states).map_err(|_| range_error(start, n, pool.len()))?;
-        for (target, state) in out.iter_mut().zip(states) {
-            *target = state.into();
-        }
-        Ok(())
-    })
+    ffi_boundary!(result => { unsafe { read_range(pool, start, count, out_players, "out_players", |_, p| EloPlayerState::from(*p)) } })
 }
 
 /// Copies the current ratings of players `start .. start + count` into `out_ratings`.
@@ -185,13 +175,7 @@ pub unsafe extern "C" fn elo_pool_get_players(pool: *const EloPool, start: i32, 
 /// `pool` must be a live handle; `out_ratings` valid for `count` writes.
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_get_ratings(pool: *const EloPool, start: i32, count: i32, out_ratings: *mut f32) -> EloResult {
-    ffi_boundary!(result => {
-        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
-        let out = unsafe { arg_slice_mut(out_ratings, n, "out_ratings")? };
-        let pool = lock(pool)?;
-        pool.ratings_into(start, out).map_err(|_| range_error(start, n, pool.len()))?;
-        Ok(())
-    })
+    ffi_boundary!(result => { unsafe { read_range(pool, start, count, out_ratings, "out_ratings", |_, p| p.rating) } })
 }
 
 /// Copies the league indices (0 = lowest) of players `start .. start + count` into
@@ -202,16 +186,26 @@ pub unsafe extern "C" fn elo_pool_get_ratings(pool: *const EloPool, start: i32, 
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_get_leagues(pool: *const EloPool, start: i32, count: i32, out_leagues: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
-        let out = unsafe { arg_slice_mut(out_leagues, n, "out_leagues")? };
-        let pool = lock(pool)?;
-        let mut leagues = vec![0usize; n];
-        pool.leagues_into(start, &mut leagues).map_err(|_| range_error(start, n, pool.len()))?;
-        for (target, league) in out.iter_mut().zip(leagues) {
-            *target = count_out(league);
-        }
-        Ok(())
+        let leagues = |pool: &Pool, p: &PlayerState| count_out(pool.rules().league_of(p.rating));
+        unsafe { read_range(pool, start, count, out_leagues, "out_leagues", leagues) }
     })
+}
+
+/// The shared body of the bulk read-backs: check the range arguments and the output,
+/// lock, and write `read(pool, player)` for each player of the range straight into the
+/// caller's array.
+unsafe fn read_range<T>(
+    pool: *const EloPool,
+    start: i32,
+    count: i32,
+    out: *mut T,
+    out_name: &str,
+    read: impl Fn(&Pool, &PlayerState) -> T,
+) -> Result<(), FfiError> {
+    let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
+    let out = unsafe { arg_slice_mut(out, n, out_name)? };
+    let pool = lock(pool)?;
+    pool.map_range(start, out, |p| read(&pool, p)).map_err(|_| range_error(start, n, pool.len()))
 }
 
 fn range_error(start: usize, count: usize, len: usize) -> FfiError {
