@@ -4,6 +4,12 @@
 //! * `unity/Runtime/Native/NativeMethods.g.cs`, the C# `DllImport` declarations
 //!   (csbindgen).
 //!
+//! It also computes the engine's **build id** (`RANKING_ELO_BUILD_ID`, returned by
+//! `elo_build_id()`): a 128-bit FNV-1a hash of everything that decides what the shipped
+//! binaries contain (see [`BUILD_INPUTS`]). The Unity package's committed binaries carry it,
+//! and the tests compare it with the id of the source they run on, so binaries older than
+//! the source are caught (`cargo xtask dist` rebuilds them).
+//!
 //! Both are always written to `OUT_DIR`; the committed copies are rewritten only when
 //! their content changes (so Unity does not re-import on every build), and not at all
 //! when `RANKING_ELO_FREEZE_GENERATED` is set: the test `tests/generated_files.rs` then
@@ -25,9 +31,18 @@ const FFI_SOURCES: [&str; 9] = [
     "src/ffi/matchmaker.rs",
 ];
 
+/// The files (and folders, walked recursively) whose content makes the build id: the
+/// engine's source, its locked dependencies, and the build settings (release profile,
+/// per-target flags, the dist recipe).
+const BUILD_INPUTS: [&str; 7] = ["src", "build.rs", "Cargo.toml", "Cargo.lock", "cbindgen.toml", ".cargo/config.toml", "xtask/src/dist.rs"];
+
 fn main() {
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    for input in BUILD_INPUTS {
+        println!("cargo:rerun-if-changed={input}");
+    }
+    println!("cargo:rustc-env=RANKING_ELO_BUILD_ID={}", build_id(&crate_dir));
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-env-changed=RANKING_ELO_FREEZE_GENERATED");
@@ -49,7 +64,7 @@ fn main() {
     }
     builder
         .csharp_dll_name("ranking_elo")
-        .csharp_dll_name_if("UNITY_IOS && !UNITY_EDITOR", "__Internal")
+        .csharp_dll_name_if("(UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR", "__Internal")
         .csharp_namespace("RankingElo.Native")
         .csharp_class_name("NativeMethods")
         .csharp_class_accessibility("internal")
@@ -69,5 +84,66 @@ fn update_if_changed(fresh: &Path, committed: &Path) {
     if fs::read(committed).ok().as_deref() != Some(content.as_slice()) {
         fs::create_dir_all(committed.parent().expect("committed path has a parent")).expect("folder can be created");
         fs::write(committed, content).expect("committed copy can be written");
+    }
+}
+
+/// The build id: FNV-1a (128-bit) over each input file's path relative to the crate and its
+/// content with CRLF line ends read as LF (so a Windows checkout gives the same id), in
+/// sorted path order. A missing input (a crate published without `xtask/`) hashes as absent.
+fn build_id(crate_dir: &Path) -> String {
+    let mut files = Vec::new();
+    for input in BUILD_INPUTS {
+        collect_files(crate_dir, Path::new(input), &mut files);
+    }
+    files.sort();
+    let mut hash = Fnv128::new();
+    for relative in files {
+        let content = fs::read(crate_dir.join(&relative)).expect("build input is readable");
+        hash.write(relative.as_bytes());
+        hash.write(&[0]);
+        let mut previous_cr = false;
+        for &byte in &content {
+            if previous_cr && byte != b'\n' {
+                hash.write(b"\r");
+            }
+            previous_cr = byte == b'\r';
+            if !previous_cr {
+                hash.write(&[byte]);
+            }
+        }
+        if previous_cr {
+            hash.write(b"\r");
+        }
+        hash.write(&[0]);
+    }
+    format!("{:032x}", hash.0)
+}
+
+/// Adds `relative` (a file, or every file below a folder) to `files` as `/`-separated paths.
+fn collect_files(crate_dir: &Path, relative: &Path, files: &mut Vec<String>) {
+    let path = crate_dir.join(relative);
+    if path.is_dir() {
+        for entry in fs::read_dir(&path).expect("build input folder is readable").flatten() {
+            collect_files(crate_dir, &relative.join(entry.file_name()), files);
+        }
+    } else if path.is_file() {
+        let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        files.push(parts.join("/"));
+    }
+}
+
+/// 128-bit FNV-1a: a small, fixed, dependency-free hash (change detection, not security).
+struct Fnv128(u128);
+
+impl Fnv128 {
+    fn new() -> Self {
+        Self(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u128::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+        }
     }
 }

@@ -58,6 +58,12 @@ enum EloResult
   ELO_RESULT_IO = 17,
   // A player id is already waiting in the matchmaker.
   ELO_RESULT_DUPLICATE_ID = 18,
+  // A finite number is outside its documented range (a rating beyond ±1e15, a K, `L`
+  // or `V` above 1e6).
+  ELO_RESULT_OUT_OF_RANGE = 19,
+  // An argument is invalid in a way no other code names (for example a path that does
+  // not name a file).
+  ELO_RESULT_INVALID_ARGUMENT = 20,
   // A Rust panic was caught at the boundary (a bug: please report it).
   ELO_RESULT_PANIC = 99,
 };
@@ -113,6 +119,13 @@ extern "C" {
 // The library version as a NUL-terminated UTF-8 string with static lifetime
 // (for example `"0.1.0"`). Never NULL; do not free it.
 const char *elo_version(void);
+
+// The engine's build id as a NUL-terminated string of 32 lowercase hex digits with static
+// lifetime: a hash of the engine's source, its locked dependencies and its build settings.
+// Binaries built from the same source report the same id on every platform; the Unity
+// package's tests use it to refuse prebuilt binaries older than the source. Never NULL; do
+// not free it.
+const char *elo_build_id(void);
 
 // Rates `count` independent pairs under a configuration.
 //
@@ -270,7 +283,8 @@ EloResult elo_matchmaker_len(const struct EloMatchmaker *matchmaker, int32_t *ou
 // Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
 // go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
 // the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
-// player is in two pairs; the same seed and calls give the same pairs.
+// player is in two pairs; the same seed and calls give the same pairs. The two arrays
+// must not overlap (`ELO_RESULT_OVERLAPPING_BUFFERS`).
 //
 // # Safety
 // `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
@@ -410,7 +424,9 @@ EloResult elo_pool_apply(struct EloPool *pool,
                          float *out_expected_a);
 
 // [`elo_pool_apply`] with each result given as the points both players scored
-// (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+// (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
+// configuration's `points_k_term` chooses the score of the K term (the share, or the
+// result); the share feeds `L`, the result `V` (SPEC 2 and 3).
 //
 // # Safety
 // As [`elo_pool_apply`].

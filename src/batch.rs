@@ -12,7 +12,7 @@
 //! ```
 
 use crate::config::Rules;
-use crate::error::{check_finite, Error};
+use crate::error::{check_rating, Error};
 use crate::kernel;
 use crate::outcome::{check_score, Outcome};
 use crate::update::check_k;
@@ -93,8 +93,8 @@ pub fn validate(rules: &Rules, input: &BatchInput<'_>) -> Result<(), BatchError>
     // Something is wrong: find the first bad element and name it.
     let element = |index: usize, error: Error| BatchError::Element { index, error };
     for i in 0..n {
-        check_finite(f64::from(input.rating_a[i]), &format!("rating_a[{i}]")).map_err(|e| element(i, e))?;
-        check_finite(f64::from(input.rating_b[i]), &format!("rating_b[{i}]")).map_err(|e| element(i, e))?;
+        check_rating(input.rating_a[i], &format!("rating_a[{i}]")).map_err(|e| element(i, e))?;
+        check_rating(input.rating_b[i], &format!("rating_b[{i}]")).map_err(|e| element(i, e))?;
         check_score(f64::from(input.score_a[i]), &format!("score_a[{i}]")).map_err(|e| element(i, e))?;
         if let Some(k) = input.k {
             check_k(f64::from(k[i]), &format!("k[{i}]")).map_err(|e| element(i, e))?;

@@ -20,10 +20,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, Error};
+use crate::error::{ConfigError, Error, MAX_RATING};
 use crate::expected::{Expectation, ExpectedScoreModel};
 use crate::kpolicy::KPolicy;
-use crate::league::{check_non_negative, Leagues};
+use crate::league::{check_factor, check_rating_setting, Leagues};
+use crate::outcome::Outcome;
 
 /// Default initial rating `R_0` (004).
 pub const DEFAULT_INITIAL_RATING: f32 = 1500.0;
@@ -65,6 +66,17 @@ impl Rounding {
     }
 }
 
+/// Which score enters the K term when a result is given as points (SPEC section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointsKTerm {
+    /// The points share `P_X / (P_X + P_Y)` (004's first way; the default).
+    #[default]
+    Share,
+    /// The match result: 1, 1/2 or 0 (004's extended formula).
+    Result,
+}
+
 /// Every setting of the rating engine. Build one in code or with [`Config::from_json`],
 /// then turn it into [`Rules`] with [`Config::validate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +92,8 @@ pub struct Config {
     pub k_combine: KCombine,
     /// Streak penalty `alpha` (SPEC 5); 0 turns streak penalties off.
     pub streak_alpha: f64,
+    /// Score in the K term when points are reported: the share (default) or the result.
+    pub points_k_term: PointsKTerm,
     /// Score-share bonus `L` (004).
     pub score_share_bonus: f64,
     /// Victory bonus `V` (004).
@@ -104,6 +118,7 @@ impl Default for Config {
             k_policy: KPolicy::default(),
             k_combine: KCombine::default(),
             streak_alpha: 0.0,
+            points_k_term: PointsKTerm::Share,
             score_share_bonus: 0.0,
             victory_bonus: 0.0,
             rounding: Rounding::default(),
@@ -124,6 +139,8 @@ impl Config {
     /// [`Error::InvalidConfig`] for out-of-range or inconsistent settings. Every message
     /// names the field.
     pub fn from_json(json: &str) -> Result<Rules, Error> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|error| Error::InvalidJson(error.to_string()))?;
+        objects_only(&value, "").map_err(Error::InvalidJson)?;
         let mut deserializer = serde_json::Deserializer::from_str(json);
         let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
             let path = error.path().to_string();
@@ -159,24 +176,26 @@ impl Config {
     pub fn validate(self) -> Result<Rules, ConfigError> {
         self.expected_score.validate("expected_score")?;
         if let Some(cap) = self.max_rating_difference {
-            if !(cap.is_finite() && cap > 0.0) {
+            if !(cap.is_finite() && cap > 0.0 && cap <= 2.0 * f64::from(MAX_RATING)) {
                 return Err(ConfigError::new(
                     "max_rating_difference",
-                    format!("must be a finite number greater than 0 (got {cap})"),
+                    format!("must be a finite number greater than 0 and at most 2e15 (got {cap})"),
                 ));
             }
         }
         self.leagues.validate("leagues")?;
         self.k_policy.validate("k_policy", &self.leagues)?;
-        check_non_negative(self.streak_alpha, "streak_alpha")?;
-        check_non_negative(self.score_share_bonus, "score_share_bonus")?;
-        check_non_negative(self.victory_bonus, "victory_bonus")?;
-        if !self.initial_rating.is_finite() {
-            return Err(ConfigError::new("initial_rating", "must be a finite number"));
-        }
+        check_factor(self.streak_alpha, "streak_alpha")?;
+        check_factor(self.score_share_bonus, "score_share_bonus")?;
+        check_factor(self.victory_bonus, "victory_bonus")?;
+        check_rating_setting(f64::from(self.initial_rating), "initial_rating")?;
         if let Some(floor) = self.min_rating {
-            if !floor.is_finite() {
-                return Err(ConfigError::new("min_rating", "must be a finite number"));
+            check_rating_setting(f64::from(floor), "min_rating")?;
+            if self.zero_sum_total.is_some() {
+                return Err(ConfigError::new(
+                    "min_rating",
+                    "a rating floor cannot be honoured together with zero_sum_total (SPEC 7): set one of them",
+                ));
             }
             if self.initial_rating < floor {
                 return Err(ConfigError::new(
@@ -186,9 +205,7 @@ impl Config {
             }
         }
         if let Some(total) = self.zero_sum_total {
-            if !total.is_finite() {
-                return Err(ConfigError::new("zero_sum_total", "must be a finite number"));
-            }
+            check_rating_setting(total, "zero_sum_total")?;
         }
         let league_bonuses = self
             .leagues
@@ -202,6 +219,39 @@ impl Config {
             config: self,
         })
     }
+}
+
+/// The JSON keys whose values are lists (of objects) in configurations and saves.
+const LIST_KEYS: [&str; 3] = ["leagues", "tiers", "players"];
+
+/// Checks that `value` uses objects for every record: serde would otherwise read a record
+/// given as an array by position (`[{"model": "linear"}, 5]` as a configuration), which
+/// is never what a user meant. Arrays are allowed only under [`LIST_KEYS`], and hold
+/// objects.
+///
+/// # Errors
+/// The path of the first array found where an object belongs.
+pub(crate) fn objects_only(value: &serde_json::Value, path: &str) -> Result<(), String> {
+    use serde_json::Value;
+    let Value::Object(map) = value else {
+        let what = if value.is_array() { "an array" } else { "a single value" };
+        let at = if path.is_empty() { "the configuration" } else { path };
+        return Err(format!("{at}: expected an object ({{...}}), found {what}"));
+    };
+    for (key, item) in map {
+        let at = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+        match item {
+            Value::Object(_) => objects_only(item, &at)?,
+            Value::Array(items) if LIST_KEYS.contains(&key.as_str()) => {
+                for (i, element) in items.iter().enumerate() {
+                    objects_only(element, &format!("{at}[{i}]"))?;
+                }
+            }
+            Value::Array(_) => return Err(format!("{at}: expected an object or a single value, found an array")),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A validated [`Config`] with the constants of its formulas precomputed: what every
@@ -235,6 +285,20 @@ impl Rules {
     #[must_use]
     pub fn expectation(&self) -> &Expectation {
         &self.expectation
+    }
+
+    /// The outcome of a match reported as points, with the score in the K term chosen by
+    /// `points_k_term`: the share `P_A / (P_A + P_B)` or the result (1, 1/2, 0). The share
+    /// always feeds `L` and the result `V` (SPEC 2 and 3).
+    ///
+    /// # Errors
+    /// Negative, NaN or infinite points.
+    pub fn outcome_from_points(&self, points_a: f64, points_b: f64) -> Result<Outcome, Error> {
+        let shared = Outcome::from_points(points_a, points_b)?;
+        Ok(match self.config.points_k_term {
+            PointsKTerm::Share => shared,
+            PointsKTerm::Result => Outcome { score_a: shared.result_a(), share_a: shared.share_a },
+        })
     }
 
     /// Expected score of A against B under these rules, in `[0, 1]`.

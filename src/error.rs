@@ -3,6 +3,26 @@
 
 use std::fmt;
 
+/// The largest rating magnitude a caller may give: ratings passed to any function, set in a
+/// pool, read from a save or used in a configuration lie within `±MAX_RATING`
+/// (SPEC section 3: every setting has a documented range). With K, `L` and `V` at most
+/// [`MAX_FACTOR`], one match changes a rating by at most [`MAX_CHANGE`], so every result
+/// is a finite `f32`.
+pub const MAX_RATING: f32 = 1e15;
+
+/// The largest K, `L` (score-share bonus) or `V` (victory bonus), in a configuration or
+/// given per call.
+pub const MAX_FACTOR: f64 = 1e6;
+
+/// An upper bound of one match's rating change: `K * M * |S - E| + L * share + V * W`
+/// with every factor at most [`MAX_FACTOR`], `M <= 1`, plus one for rounding.
+pub const MAX_CHANGE: f64 = 3.0 * MAX_FACTOR + 1.0;
+
+/// The largest rating magnitude a pool holds (2^55): ratings reach past [`MAX_RATING`]
+/// only through matches, and a pool refuses a list of matches that could take a rating
+/// past this bound (its exact total, see `pool`, is sized for it).
+pub const MAX_POOL_RATING: f64 = 36_028_797_018_963_968.0;
+
 /// A configuration value that is missing, malformed or out of range.
 ///
 /// `field` is the path of the offending setting (for example `k_policy.tiers[1].below`),
@@ -57,6 +77,14 @@ pub enum Error {
         /// Which argument.
         name: String,
     },
+    /// A finite number outside its documented range (a rating beyond `±MAX_RATING`, a K
+    /// above `MAX_FACTOR`).
+    OutOfRange {
+        /// Which argument.
+        name: String,
+        /// The range it must lie in, in words.
+        range: &'static str,
+    },
     /// The K policy needs player state (games played, flags) that the call did not give.
     KPolicyNeedsPlayerState,
     /// Text that is not JSON, or JSON of the wrong shape.
@@ -73,6 +101,7 @@ impl fmt::Display for Error {
             Self::NotFinite { name } => write!(f, "{name} must be a finite number (not NaN or infinite)"),
             Self::ScoreOutOfRange { name } => write!(f, "{name} must be between 0 and 1"),
             Self::NegativePoints { name } | Self::NegativeK { name } => write!(f, "{name} must not be negative"),
+            Self::OutOfRange { name, range } => write!(f, "{name} must be {range}"),
             Self::KPolicyNeedsPlayerState => f.write_str(
                 "the configured K policy (fide or games_played) needs player state: \
                  use the player-state functions or pass a K per pair",
@@ -104,4 +133,28 @@ pub fn check_finite(value: f64, name: &str) -> Result<f64, Error> {
     } else {
         Err(Error::NotFinite { name: name.to_owned() })
     }
+}
+
+/// The range of a rating, in words, for messages.
+pub const RATING_RANGE: &str = "a finite number from -1e15 to 1e15 (MAX_RATING)";
+
+/// Checks a rating given by a caller: finite and within `±`[`MAX_RATING`].
+///
+/// # Errors
+/// [`Error::NotFinite`] for NaN or an infinity, [`Error::OutOfRange`] beyond the range.
+#[inline]
+pub fn check_rating(value: f32, name: &str) -> Result<f32, Error> {
+    check_finite(f64::from(value), name)?;
+    if value.abs() <= MAX_RATING {
+        Ok(value)
+    } else {
+        Err(Error::OutOfRange { name: name.to_owned(), range: RATING_RANGE })
+    }
+}
+
+/// Whether `value` is a valid rating (finite, within `±`[`MAX_RATING`]), branch-free.
+#[inline(always)]
+#[must_use]
+pub fn rating_in_range(value: f32) -> bool {
+    value.abs() <= MAX_RATING
 }

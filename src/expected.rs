@@ -68,19 +68,25 @@ impl ExpectedScoreModel {
     /// Checks the model's parameter; `field` is the configuration path used in messages.
     ///
     /// # Errors
-    /// The parameter is not a finite number greater than zero.
+    /// The parameter is outside its range: logistic `c` and normal `beta` from 1e-3 to
+    /// 1e12, linear `k` greater than 0 and at most 1e6.
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
         let (name, value) = match *self {
             Self::Logistic { c } => ("c", c),
             Self::Linear { k } => ("k", k),
             Self::Normal { beta } => ("beta", beta),
         };
-        if value.is_finite() && value > 0.0 {
+        // Bounds that keep `scale * (R_A - R_B)` finite for every pair of valid ratings.
+        let (low, high) = match *self {
+            Self::Linear { .. } => (f64::MIN_POSITIVE, 1e6),
+            Self::Logistic { .. } | Self::Normal { .. } => (1e-3, 1e12),
+        };
+        if value.is_finite() && value >= low && value <= high {
             Ok(())
         } else {
             Err(ConfigError::new(
                 format!("{field}.{name}"),
-                format!("must be a finite number greater than 0 (got {value})"),
+                format!("must be a finite number from {low:e} to {high:e} (got {value})"),
             ))
         }
     }

@@ -105,12 +105,15 @@ impl Plan {
     }
 }
 
-/// Branch-free validity of a batch's inputs: finite ratings, scores in `[0, 1]`, finite
-/// K >= 0. In chunks, so a failure stops the pass early.
+/// Branch-free validity of a batch's inputs: ratings within `±MAX_RATING`, scores in
+/// `[0, 1]`, K in `[0, MAX_FACTOR]` (NaN fails every comparison). In chunks, so a failure
+/// stops the pass early.
 #[inline(always)]
 fn valid_loop(rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f32]>) -> bool {
     const CHUNK: usize = 4096;
-    let finite = |x: f32| (x.to_bits() & 0x7f80_0000) != 0x7f80_0000;
+    #[allow(clippy::cast_possible_truncation, reason = "1e6 is exact in f32")]
+    const MAX_K: f32 = crate::error::MAX_FACTOR as f32;
+    let rating = |x: f32| x.abs() <= crate::error::MAX_RATING;
     let n = rating_a.len();
     let (rating_b, score_a) = (&rating_b[..n], &score_a[..n]);
     let mut start = 0;
@@ -119,11 +122,11 @@ fn valid_loop(rating_a: &[f32], rating_b: &[f32], score_a: &[f32], k: Option<&[f
         let mut ok = true;
         for i in start..end {
             let s = score_a[i];
-            ok &= finite(rating_a[i]) & finite(rating_b[i]) & (s >= 0.0) & (s <= 1.0);
+            ok &= rating(rating_a[i]) & rating(rating_b[i]) & (s >= 0.0) & (s <= 1.0);
         }
         if let Some(k) = k {
             for &k in &k[start..end] {
-                ok &= finite(k) & (k >= 0.0);
+                ok &= (k >= 0.0) & (k <= MAX_K);
             }
         }
         if !ok {

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
-use crate::league::{check_non_negative, Leagues};
+use crate::league::{check_factor, check_rating_setting, Leagues};
 use crate::player::PlayerState;
 
 /// Default constant K.
@@ -109,10 +109,10 @@ impl KPolicy {
     #[allow(clippy::match_same_arms, reason = "the two tier types differ; the closures only look alike")]
     pub fn validate(&self, field: &str, leagues: &Leagues) -> Result<(), ConfigError> {
         match self {
-            Self::Constant { k } => check_non_negative(*k, &format!("{field}.k")),
+            Self::Constant { k } => check_factor(*k, &format!("{field}.k")),
             Self::Fide { .. } => Ok(()),
-            Self::GamesPlayed { tiers } => validate_tiers(field, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
-            Self::RatingBands { tiers } => validate_tiers(field, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
+            Self::GamesPlayed { tiers } => validate_tiers(field, false, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
+            Self::RatingBands { tiers } => validate_tiers(field, true, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
             Self::League if leagues.is_empty() => Err(ConfigError::new(
                 format!("{field}.policy"),
                 "the league policy needs at least one entry in `leagues`",
@@ -161,12 +161,14 @@ impl KPolicy {
 
 /// FIDE's K (handbook 2024, section 8.3.3).
 fn fide_k(player: &PlayerState, period_rule: bool) -> f64 {
+    // Once 2400 has been reached K stays 10 for good, ahead of the new-player and junior
+    // rules ("thereafter it remains permanently at 10", SPEC 4).
     let is_new = player.games_played < FIDE_NEW_PLAYER_GAMES;
     let is_young = player.is_junior && player.rating < FIDE_JUNIOR_RATING_LIMIT;
-    let k: u32 = if is_new || is_young {
-        40
-    } else if player.has_reached_2400 || player.rating >= FIDE_STICKY_RATING {
+    let k: u32 = if player.has_reached_2400 || player.rating >= FIDE_STICKY_RATING {
         10
+    } else if is_new || is_young {
+        40
     } else {
         20
     };
@@ -181,14 +183,14 @@ fn fide_k(player: &PlayerState, period_rule: bool) -> f64 {
 
 /// Checks `(below, k)` tiers: K valid, every `below` but the last present, finite and
 /// strictly increasing, the last tier open-ended.
-fn validate_tiers(field: &str, tiers: impl ExactSizeIterator<Item = (Option<f64>, f64)>) -> Result<(), ConfigError> {
+fn validate_tiers(field: &str, ratings: bool, tiers: impl ExactSizeIterator<Item = (Option<f64>, f64)>) -> Result<(), ConfigError> {
     let count = tiers.len();
     if count == 0 {
         return Err(ConfigError::new(format!("{field}.tiers"), "needs at least one tier"));
     }
     let mut previous: Option<f64> = None;
     for (i, (bound, k)) in tiers.enumerate() {
-        check_non_negative(k, &format!("{field}.tiers[{i}].k"))?;
+        check_factor(k, &format!("{field}.tiers[{i}].k"))?;
         let at = format!("{field}.tiers[{i}].below");
         match (i + 1 == count, bound) {
             (true, Some(_)) => {
@@ -203,6 +205,7 @@ fn validate_tiers(field: &str, tiers: impl ExactSizeIterator<Item = (Option<f64>
             (false, Some(b)) if previous.is_some_and(|p| b <= p) => {
                 return Err(ConfigError::new(at, "tiers must be ordered by strictly increasing `below`"))
             }
+            (false, Some(b)) if ratings => check_rating_setting(b, &at)?,
             _ => {}
         }
         previous = bound;
@@ -222,8 +225,9 @@ mod tests {
     fn fide_cases() {
         let fide = KPolicy::Fide { period_rule: false };
         let none = Leagues::default();
-        // New player: 40 whatever the rating, until 30 games.
-        assert_eq!(fide.k_for(&player(2500.0, 29), &none), 40.0);
+        // New player: 40 until 30 games, unless 2400 has been reached (SPEC 4).
+        assert_eq!(fide.k_for(&player(2399.0, 29), &none), 40.0);
+        assert_eq!(fide.k_for(&player(2500.0, 29), &none), 10.0);
         assert_eq!(fide.k_for(&player(1800.0, 30), &none), 20.0);
         // Junior under 2300: 40; at 2300: 20.
         let junior = PlayerState { is_junior: true, ..player(2299.0, 100) };
@@ -233,6 +237,10 @@ mod tests {
         assert_eq!(fide.k_for(&player(2400.0, 100), &none), 10.0);
         let sticky = PlayerState { has_reached_2400: true, ..player(2350.0, 100) };
         assert_eq!(fide.k_for(&sticky, &none), 10.0);
+        // Audit finding: a junior below 2300 who once reached 2400 got 40; the seeds say
+        // K stays 10 for good once 2400 is reached, ahead of the junior rule.
+        let fallen_junior = PlayerState { is_junior: true, has_reached_2400: true, ..player(2250.0, 100) };
+        assert_eq!(fide.k_for(&fallen_junior, &none), 10.0);
         // The flag is set by a game that ends at 2400 or more.
         assert!(player(2390.0, 100).after_game(2401.0, true).has_reached_2400);
         assert!(!player(2390.0, 100).after_game(2399.0, true).has_reached_2400);

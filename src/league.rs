@@ -79,9 +79,7 @@ impl Leagues {
             if league.name.is_empty() {
                 return Err(ConfigError::new(at("name"), "must not be empty"));
             }
-            if !league.min_rating.is_finite() {
-                return Err(ConfigError::new(at("min_rating"), "must be a finite number"));
-            }
+            check_rating_setting(f64::from(league.min_rating), &at("min_rating"))?;
             if i > 0 && league.min_rating <= self.0[i - 1].min_rating {
                 return Err(ConfigError::new(
                     at("min_rating"),
@@ -92,12 +90,12 @@ impl Leagues {
                     ),
                 ));
             }
-            check_non_negative(league.k, &at("k"))?;
+            check_factor(league.k, &at("k"))?;
             if let Some(l) = league.score_share_bonus {
-                check_non_negative(l, &at("score_share_bonus"))?;
+                check_factor(l, &at("score_share_bonus"))?;
             }
             if let Some(v) = league.victory_bonus {
-                check_non_negative(v, &at("victory_bonus"))?;
+                check_factor(v, &at("victory_bonus"))?;
             }
         }
         Ok(())
@@ -135,12 +133,23 @@ impl Leagues {
     }
 }
 
-/// Checks that a setting is finite and not negative.
-pub(crate) fn check_non_negative(value: f64, field: &str) -> Result<(), ConfigError> {
-    if value.is_finite() && value >= 0.0 {
+/// Checks a K, `L`, `V` or streak `alpha` setting: a finite number from 0 to
+/// [`MAX_FACTOR`](crate::error::MAX_FACTOR).
+pub(crate) fn check_factor(value: f64, field: &str) -> Result<(), ConfigError> {
+    if value.is_finite() && (0.0..=crate::error::MAX_FACTOR).contains(&value) {
         Ok(())
     } else {
-        Err(ConfigError::new(field, format!("must be a finite number >= 0 (got {value})")))
+        Err(ConfigError::new(field, format!("must be a finite number from 0 to 1e6 (got {value})")))
+    }
+}
+
+/// Checks a rating-valued setting (a bound, a floor, an initial rating): within
+/// `±`[`MAX_RATING`](crate::error::MAX_RATING).
+pub(crate) fn check_rating_setting(value: f64, field: &str) -> Result<(), ConfigError> {
+    if value.is_finite() && value.abs() <= f64::from(crate::error::MAX_RATING) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(field, format!("must be {} (got {value})", crate::error::RATING_RANGE)))
     }
 }
 

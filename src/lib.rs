@@ -76,3 +76,13 @@ pub use update::{tutorial_probability, tutorial_update};
 
 /// The crate version, as `elo_version` reports it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The engine's build id, as `elo_build_id` reports it: 32 hex digits hashing the source,
+/// the locked dependencies and the build settings (computed by `build.rs`). Two binaries
+/// with the same id were built from the same engine.
+pub const BUILD_ID: &str = env!("RANKING_ELO_BUILD_ID");
+
+/// The text every binary carries so that its build id can be read without running it
+/// (static libraries for iOS, Android and WebGL, Mach-O files): this prefix, the 32 hex
+/// digits of [`BUILD_ID`], then a NUL.
+pub const BUILD_ID_MARKER_PREFIX: &str = "RANKING_ELO_BUILD_ID=";

@@ -54,27 +54,36 @@ const NONE: u32 = u32::MAX;
 /// How far a scan walks in each direction before giving up on finding more candidates.
 const SCAN_LIMIT: usize = 64;
 
+/// The largest accepted `candidates`: a scan finds at most [`SCAN_LIMIT`] opponents on each
+/// side, so more could never be chosen among (and a larger value would only size buffers).
+pub const MAX_CANDIDATES: u32 = 2 * SCAN_LIMIT as u32;
+
+/// The largest accepted distance or growth per second: twice the rating range, beyond
+/// which every pair of valid ratings is already within reach.
+pub const MAX_DISTANCE: f64 = 2.0 * crate::error::MAX_RATING as f64;
+
 impl MatchmakingSettings {
     /// Checks the settings.
     ///
     /// # Errors
-    /// A negative or non-finite distance or growth, `max_distance < initial_distance`, or
-    /// zero candidates; the message names the field.
+    /// A distance or growth that is not a finite number from 0 to [`MAX_DISTANCE`],
+    /// `max_distance < initial_distance`, or `candidates` outside `1..=`[`MAX_CANDIDATES`];
+    /// the message names the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (name, value) in [
             ("initial_distance", self.initial_distance),
             ("growth_per_second", self.growth_per_second),
             ("max_distance", self.max_distance),
         ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(ConfigError::new(name, format!("must be a finite number >= 0 (got {value})")));
+            if !(value.is_finite() && (0.0..=MAX_DISTANCE).contains(&value)) {
+                return Err(ConfigError::new(name, format!("must be a finite number from 0 to {MAX_DISTANCE:e} (got {value})")));
             }
         }
         if self.max_distance < self.initial_distance {
             return Err(ConfigError::new("max_distance", "must not be below initial_distance"));
         }
-        if self.candidates == 0 {
-            return Err(ConfigError::new("candidates", "must be at least 1"));
+        if !(1..=MAX_CANDIDATES).contains(&self.candidates) {
+            return Err(ConfigError::new("candidates", format!("must be from 1 to {MAX_CANDIDATES} (got {})", self.candidates)));
         }
         Ok(())
     }
@@ -225,7 +234,7 @@ impl Matchmaker {
         });
 
         let limit = self.settings.candidates as usize;
-        let mut candidates: Vec<(f64, u32)> = Vec::with_capacity(2 * limit);
+        let mut candidates: Vec<(f64, u32)> = Vec::with_capacity(2 * SCAN_LIMIT);
         for &p in &service {
             let p = p as usize;
             if matched[p] {
@@ -360,5 +369,14 @@ mod tests {
         assert_eq!(queue.tick(0.0, usize::MAX), vec![(2, 3)]);
         assert!(queue.is_empty());
         assert!(Matchmaker::new(MatchmakingSettings { candidates: 0, ..settings(0) }).is_err());
+        // Audit finding: i32::MAX candidates was accepted and the first tick tried to
+        // allocate 64 GB. Every count that sizes a buffer is bounded now.
+        let error = Matchmaker::new(MatchmakingSettings { candidates: i32::MAX as u32, ..settings(0) }).unwrap_err();
+        assert!(error.to_string().starts_with("candidates: must be from 1 to 128"), "{error}");
+        let mut widest = Matchmaker::new(MatchmakingSettings { candidates: MAX_CANDIDATES, ..settings(0) }).unwrap();
+        widest.join(1, 1500.0, 0.0).unwrap();
+        widest.join(2, 1510.0, 0.0).unwrap();
+        assert_eq!(widest.tick(1.0, usize::MAX).len(), 1);
+        assert!(Matchmaker::new(MatchmakingSettings { max_distance: 1e300, ..settings(0) }).is_err());
     }
 }

@@ -41,7 +41,9 @@ impl Outcome {
     }
 
     /// The score from the points both players scored: `S_A = P_A / (P_A + P_B)`, and
-    /// `0 : 0` counts as a draw (004).
+    /// `0 : 0` counts as a draw (004). This is the default `points_k_term = "share"`;
+    /// [`Rules::outcome_from_points`](crate::Rules::outcome_from_points) follows the
+    /// configuration.
     ///
     /// # Errors
     /// Negative, NaN or infinite points.
@@ -58,6 +60,19 @@ impl Outcome {
     pub fn with_points(score_a: f64, points_a: f64, points_b: f64) -> Result<Self, Error> {
         check_score(score_a, "score_a")?;
         Ok(Self { score_a, share_a: points_share(points_a, points_b)? })
+    }
+
+    /// The match result `W_A` of SPEC section 2: 1 for a win (`S_A > 1/2`), 1/2 for a draw,
+    /// 0 for a defeat. The victory bonus `V` is paid on it.
+    #[inline(always)]
+    #[must_use]
+    pub fn result_a(&self) -> f64 {
+        let win = if self.score_a > 0.5 { 1.0 } else { 0.0 };
+        if self.score_a == 0.5 {
+            0.5
+        } else {
+            win
+        }
     }
 
     /// Whether player A's result counts as a win for the win streak (`S_A > 1/2`).
@@ -110,6 +125,15 @@ mod tests {
         assert!(matches!(Outcome::from_points(-1.0, 2.0), Err(Error::NegativePoints { .. })));
         assert!(matches!(Outcome::from_points(f64::NAN, 2.0), Err(Error::NotFinite { .. })));
         assert!(matches!(Outcome::from_points(1.0, f64::INFINITY), Err(Error::NotFinite { .. })));
+    }
+
+    #[test]
+    fn result_is_win_draw_or_defeat() {
+        assert_eq!(Outcome::from_points(3.0, 1.0).unwrap().result_a(), 1.0);
+        assert_eq!(Outcome::from_points(1.0, 3.0).unwrap().result_a(), 0.0);
+        assert_eq!(Outcome::from_points(2.0, 2.0).unwrap().result_a(), 0.5);
+        assert_eq!(Outcome::from_score(0.49).unwrap().result_a(), 0.0);
+        assert_eq!(Outcome::with_points(1.0, 1.0, 3.0).unwrap().result_a(), 1.0);
     }
 
     #[test]

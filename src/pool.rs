@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::config::Rules;
-use crate::error::{check_finite, Error};
+use crate::error::{check_rating, Error, MAX_CHANGE, MAX_POOL_RATING};
 use crate::outcome::{check_score, Outcome};
 use crate::player::PlayerState;
 
@@ -65,6 +65,11 @@ pub enum PoolError {
     },
     /// A player state given to the pool is invalid (a NaN or infinite rating).
     InvalidPlayer(Error),
+    /// The list could take a rating past `MAX_POOL_RATING` (2^55); nothing was applied.
+    RatingRange {
+        /// Matches in the list.
+        matches: usize,
+    },
     /// An output array does not have one slot per match.
     OutputLength {
         /// Which output.
@@ -87,6 +92,10 @@ impl std::fmt::Display for PoolError {
             }
             Self::BadOutcome { position, error } => write!(f, "matches[{position}]: {error}; nothing was applied"),
             Self::InvalidPlayer(error) => error.fmt(f),
+            Self::RatingRange { matches } => write!(
+                f,
+                "these {matches} matches could take a rating past 2^55, the largest a pool holds; nothing was applied"
+            ),
             Self::OutputLength { name, len, expected } => {
                 write!(f, "{name} has {len} elements but there are {expected} matches")
             }
@@ -107,28 +116,95 @@ pub struct MatchOutputs<'a> {
     pub expected_a: Option<&'a mut [f32]>,
 }
 
+/// The exact sum of a pool's stored ratings: each `f32` rating as a fixed-point number
+/// with 40 binary fraction digits, summed in an `i128`. Integer addition is exact and
+/// independent of order, so the total can never drift, whatever sequence of sets, adds,
+/// matches and loads happened (SPEC 7). Every rating of magnitude `2^-17` or more (and 0)
+/// is represented exactly; smaller ones are taken toward zero to 40 binary digits. With
+/// ratings bounded by [`MAX_POOL_RATING`] and at most `2^31` players the sum stays below
+/// `2^127`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct RatingSum(i128);
+
+impl RatingSum {
+    /// `2^40`.
+    const SCALE: f64 = 1_099_511_627_776.0;
+
+    /// A rating in fixed point (exact: scaling by a power of two, then an integer part).
+    #[inline(always)]
+    fn fixed(rating: f32) -> i128 {
+        let scaled = f64::from(rating) * Self::SCALE;
+        // The common magnitudes convert in one instruction through i64.
+        if scaled.abs() < 9.0e18 {
+            i128::from(scaled as i64)
+        } else {
+            scaled as i128
+        }
+    }
+
+    /// The sum of `ratings`.
+    pub(crate) fn of(ratings: impl Iterator<Item = f32>) -> Self {
+        Self(ratings.map(Self::fixed).sum())
+    }
+
+    /// Adds a rating.
+    #[inline(always)]
+    fn add(&mut self, rating: f32) {
+        self.0 += Self::fixed(rating);
+    }
+
+    /// Replaces rating `old` by `new`.
+    #[inline(always)]
+    fn replace(&mut self, old: f32, new: f32) {
+        self.0 += Self::fixed(new) - Self::fixed(old);
+    }
+
+    /// The sum, rounded once to `f64`.
+    pub(crate) fn value(self) -> f64 {
+        self.0 as f64 / Self::SCALE
+    }
+}
+
 /// A pool of players rated under one set of [`Rules`].
 ///
 /// In zero-sum mode (`zero_sum_total` configured) the total of all ratings is brought back
 /// to `T` after every match by giving each player `(T - sum R) / N` (002). This costs O(1)
 /// per match: the pool stores each rating relative to a shared offset that absorbs the
 /// adjustment, and keeps the running sum.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Pool {
     pub(crate) rules: Rules,
     /// Player state; `rating` holds the rating relative to `offset`.
     pub(crate) players: Vec<PlayerState>,
     /// Added to every stored rating (zero-sum adjustments); 0 when zero-sum is off.
     pub(crate) offset: f64,
-    /// Sum of the stored (relative) ratings, kept up to date match by match.
-    pub(crate) stored_sum: f64,
+    /// Exact sum of the stored (relative) ratings, kept up to date match by match.
+    pub(crate) stored_sum: RatingSum,
+    /// An upper bound of the largest stored rating magnitude (see [`Pool::ensure_room`]).
+    pub(crate) magnitude_bound: f64,
+}
+
+/// Pools are equal when their rules, players and zero-sum offset are (the total follows
+/// from the players; the magnitude bound is a cache).
+impl PartialEq for Pool {
+    fn eq(&self, other: &Self) -> bool {
+        self.rules == other.rules && self.players == other.players && self.offset.to_bits() == other.offset.to_bits() && self.stored_sum == other.stored_sum
+    }
 }
 
 impl Pool {
     /// An empty pool.
     #[must_use]
     pub fn new(rules: Rules) -> Self {
-        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: 0.0 }
+        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: RatingSum::default(), magnitude_bound: 0.0 }
+    }
+
+    /// A pool holding `players` (stored ratings relative to `offset`), its total and
+    /// bound computed from them.
+    pub(crate) fn from_parts(rules: Rules, players: Vec<PlayerState>, offset: f64) -> Self {
+        let stored_sum = RatingSum::of(players.iter().map(|p| p.rating));
+        let magnitude_bound = players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
+        Self { rules, players, offset, stored_sum, magnitude_bound }
     }
 
     /// The rules the pool rates with.
@@ -150,12 +226,14 @@ impl Pool {
     }
 
     /// Adds `count` new players; returns the index of the first. They start at the initial
-    /// rating, except in a zero-sum pool that was empty, where they start at `T / N`. In a
-    /// zero-sum pool everybody is then shifted equally so that the total is `T` again.
+    /// rating, except in a zero-sum pool (SPEC 7): players created in an empty pool start
+    /// at `T / N`, and players added later at the pool's mean rating; everybody is then
+    /// shifted equally so that the total is `T` again.
     pub fn add_players(&mut self, count: usize) -> usize {
         let first = self.players.len();
         let rating = match self.rules.config.zero_sum_total {
             Some(total) if first == 0 && count > 0 => (total / (count as f64)) as f32,
+            Some(_) if first > 0 => (self.total() / first as f64) as f32,
             _ => self.rules.config.initial_rating,
         };
         let template = PlayerState::new(rating);
@@ -173,7 +251,7 @@ impl Pool {
     /// A non-finite rating (the message names its position).
     pub fn add_player_states(&mut self, states: &[PlayerState]) -> Result<usize, Error> {
         for (i, state) in states.iter().enumerate() {
-            check_finite(f64::from(state.rating), &format!("players[{i}].rating"))?;
+            check_rating(state.rating, &format!("players[{i}].rating"))?;
         }
         let first = self.players.len();
         for state in states {
@@ -185,7 +263,8 @@ impl Pool {
 
     fn push(&mut self, state: PlayerState) {
         let stored = (f64::from(state.rating) - self.offset) as f32;
-        self.stored_sum += f64::from(stored);
+        self.stored_sum.add(stored);
+        self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players.push(PlayerState { rating: stored, ..state });
     }
 
@@ -222,9 +301,10 @@ impl Pool {
         if index >= len {
             return Err(PoolError::IndexOutOfRange { position: 0, index, len });
         }
-        check_finite(f64::from(state.rating), "player.rating").map_err(PoolError::InvalidPlayer)?;
+        check_rating(state.rating, "player.rating").map_err(PoolError::InvalidPlayer)?;
         let stored = (f64::from(state.rating) - self.offset) as f32;
-        self.stored_sum += f64::from(stored) - f64::from(self.players[index].rating);
+        self.stored_sum.replace(self.players[index].rating, stored);
+        self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players[index] = PlayerState { rating: stored, ..state };
         Ok(())
     }
@@ -315,6 +395,7 @@ impl Pool {
     /// position, or an output of the wrong length.
     pub fn apply(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
         self.validate(matches)?;
+        self.ensure_room(matches.len())?;
         let mut outputs = outputs.unwrap_or_default();
         for (name, output) in [
             ("delta_a", outputs.delta_a.as_deref()),
@@ -361,11 +442,33 @@ impl Pool {
         let (new_a, new_b) = self.rules.rate_players_unchecked(&a, &b, m.outcome);
         let store_a = if self.offset == 0.0 { new_a.rating } else { (f64::from(new_a.rating) - self.offset) as f32 };
         let store_b = if self.offset == 0.0 { new_b.rating } else { (f64::from(new_b.rating) - self.offset) as f32 };
-        self.stored_sum += (f64::from(store_a) - f64::from(stored_a.rating)) + (f64::from(store_b) - f64::from(stored_b.rating));
+        self.stored_sum.replace(stored_a.rating, store_a);
+        self.stored_sum.replace(stored_b.rating, store_b);
         self.players[m.a] = PlayerState { rating: store_a, ..new_a };
         self.players[m.b] = PlayerState { rating: store_b, ..new_b };
         self.rebalance();
         (a.rating, b.rating, new_a.rating, new_b.rating)
+    }
+
+    /// Checks that `matches` more matches cannot take any rating past
+    /// [`MAX_POOL_RATING`]: one match moves a rating by at most [`MAX_CHANGE`] (plus as much
+    /// again through a zero-sum adjustment). The pool keeps an upper bound of its largest
+    /// stored rating that grows by that much per match and is recomputed exactly (O(N))
+    /// only when it gets near the limit, which ratings of any real game never do.
+    ///
+    /// # Errors
+    /// [`PoolError::RatingRange`] when even the exact bound leaves no room.
+    fn ensure_room(&mut self, matches: usize) -> Result<(), PoolError> {
+        let growth = matches as f64 * 2.0 * MAX_CHANGE;
+        let fits = |bound: f64, offset: f64| bound + offset.abs() + growth <= MAX_POOL_RATING;
+        if !fits(self.magnitude_bound, self.offset) {
+            self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
+            if !fits(self.magnitude_bound, self.offset) {
+                return Err(PoolError::RatingRange { matches });
+            }
+        }
+        self.magnitude_bound += growth;
+        Ok(())
     }
 
     /// Zero-sum mode: everybody receives `(T - sum R) / N`, as one shared offset (O(1)).
@@ -374,16 +477,19 @@ impl Pool {
         if let Some(total) = self.rules.config.zero_sum_total {
             if !self.players.is_empty() {
                 let n = self.players.len() as f64;
-                self.offset += (total - (self.stored_sum + n * self.offset)) / n;
+                self.offset = (total - self.stored_sum.value()) / n;
             }
         }
     }
 
-    /// Sum of all current ratings (exact bookkeeping in `f64`; in zero-sum mode it is the
-    /// configured total up to rounding).
+    /// Sum of all current ratings: the exact sum of the stored ratings (see
+    /// [`RatingSum`]: exact for every rating of magnitude `2^-17` or more), rounded once to
+    /// `f64`, plus `N` times the zero-sum offset. Without zero-sum the offset is 0 and this
+    /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
+    /// it is the configured total up to the rounding of the offset.
     #[must_use]
     pub fn total(&self) -> f64 {
-        self.stored_sum + self.players.len() as f64 * self.offset
+        self.stored_sum.value() + self.players.len() as f64 * self.offset
     }
 
     /// League of player `index`.
@@ -451,7 +557,7 @@ impl Pool {
 }
 
 /// See [`Pool::apply_blocks`].
-fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut f64, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut RatingSum, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
     const BLOCK: usize = 32;
     let isa = crate::kernel::Isa::best();
     let mut a_states = [PlayerState::new(0.0); BLOCK];
@@ -484,7 +590,8 @@ fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut f64
                 Some(plan) => plan.rate_players(a, b, m.outcome, expected[j]),
                 None => rules.rate_players_expected(a, b, m.outcome, expected[j]),
             };
-            sum += (f64::from(new_a.rating) - f64::from(a.rating)) + (f64::from(new_b.rating) - f64::from(b.rating));
+            sum.replace(a.rating, new_a.rating);
+            sum.replace(b.rating, new_b.rating);
             players[m.a] = new_a;
             players[m.b] = new_b;
             if wants_outputs {

@@ -29,12 +29,17 @@ use serde_json::value::RawValue;
 
 use crate::config::Config;
 use crate::player::PlayerState;
+use crate::error::MAX_POOL_RATING;
 use crate::pool::Pool;
+
+/// The most players a save may hold (the C ABI counts players in `int32_t`).
+pub const MAX_POOL_PLAYERS: usize = i32::MAX as usize;
 
 /// The `format` field of every save.
 pub const FORMAT: &str = "ranking-elo-pool";
-/// The save format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The save format version this build writes. Version 1 (which also stored the running
+/// sum of the ratings, now always recomputed exactly) is still read.
+pub const VERSION: u32 = 2;
 
 /// Why a save could not be written or read.
 #[derive(Debug)]
@@ -44,6 +49,8 @@ pub enum SaveError {
     Invalid(String),
     /// Reading or writing the file failed.
     Io(std::io::Error),
+    /// The path does not name a file (empty, a folder, ending in `..`).
+    Path(String),
 }
 
 impl fmt::Display for SaveError {
@@ -51,6 +58,7 @@ impl fmt::Display for SaveError {
         match self {
             Self::Invalid(message) => write!(f, "invalid pool save: {message}"),
             Self::Io(error) => write!(f, "pool save file: {error}"),
+            Self::Path(message) => write!(f, "path: {message}"),
         }
     }
 }
@@ -67,7 +75,9 @@ struct PoolData {
     config: Config,
     players: Vec<PlayerState>,
     offset: f64,
-    stored_sum: f64,
+    /// Version 1 only: the running sum of the stored ratings (checked, then recomputed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stored_sum: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -100,7 +110,7 @@ pub fn to_json(pool: &Pool) -> String {
         config: pool.rules.config().clone(),
         players: pool.players.clone(),
         offset: pool.offset,
-        stored_sum: pool.stored_sum,
+        stored_sum: None,
     };
     let payload = serde_json::to_string(&data).unwrap_or_else(|_| unreachable!("pool data always serializes"));
     let raw = RawValue::from_string(payload).unwrap_or_else(|_| unreachable!("serde_json output is JSON"));
@@ -115,79 +125,212 @@ pub fn to_json(pool: &Pool) -> String {
 /// format or version, a checksum mismatch, an invalid configuration, non-finite values,
 /// or a stored sum that does not match the players.
 pub fn from_json(text: &str) -> Result<Pool, SaveError> {
+    if !text.trim_start().starts_with('{') {
+        return Err(invalid("not a save file (a save is a JSON object)"));
+    }
     let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({e})")))?;
     if save.format != FORMAT {
         return Err(invalid(format!("format is {:?}, expected {FORMAT:?}", save.format)));
     }
-    if save.version != VERSION {
-        return Err(invalid(format!("version {} is not supported (this build reads version {VERSION})", save.version)));
+    if !(1..=VERSION).contains(&save.version) {
+        return Err(invalid(format!("version {} is not supported (this build reads versions 1 to {VERSION})", save.version)));
     }
     let checksum = format!("{:016x}", fnv1a(save.pool.get().as_bytes()));
     if save.checksum != checksum {
         return Err(invalid(format!("checksum mismatch (file says {}, content hashes to {checksum}): the file is corrupted", save.checksum)));
     }
+    let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {e}")))?;
+    crate::config::objects_only(&value, "pool").map_err(invalid)?;
     let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {e}")))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
-    if !(data.offset.is_finite() && data.stored_sum.is_finite()) {
-        return Err(invalid("pool.offset and pool.stored_sum must be finite"));
+    if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
+        return Err(invalid("pool.offset must be a finite number within 2^55"));
     }
     if rules.config().zero_sum_total.is_none() && data.offset != 0.0 {
         return Err(invalid("pool.offset must be 0 when zero_sum_total is not set"));
     }
-    let mut sum = 0.0f64;
+    if data.players.len() > MAX_POOL_PLAYERS {
+        return Err(invalid(format!("pool.players has {} players, more than {MAX_POOL_PLAYERS}", data.players.len())));
+    }
     for (i, player) in data.players.iter().enumerate() {
-        if !player.rating.is_finite() {
-            return Err(invalid(format!("pool.players[{i}].rating must be finite")));
+        if !(player.rating.is_finite() && f64::from(player.rating.abs()) <= MAX_POOL_RATING) {
+            return Err(invalid(format!("pool.players[{i}].rating must be a finite number within 2^55")));
         }
-        sum += f64::from(player.rating);
     }
-    let scale = data.players.iter().map(|p| f64::from(p.rating.abs())).fold(1.0, f64::max);
-    let tolerance = scale * (data.players.len() as f64 + 1.0) * f64::EPSILON * 4.0;
-    if (sum - data.stored_sum).abs() > tolerance {
-        return Err(invalid(format!("pool.stored_sum {} does not match the players' ratings (sum {sum})", data.stored_sum)));
-    }
-    Ok(Pool { rules, players: data.players, offset: data.offset, stored_sum: data.stored_sum })
-}
-
-/// Writes the pool to `path` atomically: a temporary file beside it is written, flushed
-/// to disk and renamed over `path`, so a crash leaves either the old save or the new one,
-/// never a half-written file.
-///
-/// # Errors
-/// [`SaveError::Io`] when the file cannot be written (the temporary file is removed).
-pub fn save_file(pool: &Pool, path: &Path) -> Result<(), SaveError> {
-    let text = to_json(pool);
-    let file_name = path.file_name().ok_or_else(|| invalid("the path has no file name"))?;
-    let mut temporary_name = file_name.to_os_string();
-    temporary_name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = path.with_file_name(temporary_name);
-    let write = || -> std::io::Result<()> {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temporary, path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // Make the rename itself durable where the platform allows opening folders.
-            if let Ok(folder) = fs::File::open(dir) {
-                let _ = folder.sync_all();
+    let pool = Pool::from_parts(rules, data.players, data.offset);
+    match (save.version, data.stored_sum) {
+        (1, Some(stored)) => {
+            // Version 1 kept a running f64 sum; accept it when it agrees with the players
+            // to within its own rounding, then use the exact sum.
+            let exact = pool.stored_sum.value();
+            let tolerance = pool.magnitude_bound.max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
+            if !stored.is_finite() || (stored - exact).abs() > tolerance {
+                return Err(invalid(format!("pool.stored_sum {stored} does not match the players' ratings (sum {exact})")));
             }
         }
-        Ok(())
+        (1, None) => return Err(invalid("pool.stored_sum is missing (version 1)")),
+        (_, Some(_)) => return Err(invalid("pool.stored_sum is a version 1 field")),
+        (_, None) => {}
+    }
+    Ok(pool)
+}
+
+/// The largest save file [`load_file`] reads (2 GiB - 1, what the C ABI's `int32_t`
+/// lengths can describe): a bigger file, or a device that never ends, is refused instead
+/// of filling memory.
+pub const MAX_SAVE_BYTES: u64 = i32::MAX as u64;
+
+/// The part of a temporary file's name after the save's own name; a leftover with this
+/// pattern is recognisably ours.
+const TEMPORARY_MARK: &str = ".ranking-elo-tmp-";
+
+/// Leftover temporary files older than this are from a save that crashed: no save takes
+/// that long, so they are removed.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Checks that `path` names a file: not empty, not a folder (`/`, `d/..`, `d/`).
+///
+/// # Errors
+/// [`SaveError::Path`] naming the problem.
+fn file_name_of(path: &Path) -> Result<&std::ffi::OsStr, SaveError> {
+    if path.as_os_str().is_empty() {
+        return Err(SaveError::Path("the path is empty".to_owned()));
+    }
+    let trailing_separator = path.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]);
+    match path.file_name() {
+        Some(name) if !trailing_separator => Ok(name),
+        _ => Err(SaveError::Path(format!("{} does not name a file", path.display()))),
+    }
+}
+
+/// Writes the pool to `path` atomically and safely under concurrent saves: the JSON goes
+/// to a new temporary file beside `path` with a name no other save uses (process id, a
+/// per-process counter and a random part), created exclusively (an existing file or a
+/// symbolic link planted at that name makes the creation fail; it is never followed),
+/// flushed to disk, then renamed over `path`; the folder is flushed too (on Unix), so a
+/// crash leaves either the old save or the new one, never a half-written file. Leftover
+/// temporary files of this save that crashed long ago are removed.
+///
+/// # Errors
+/// [`SaveError::Path`] when `path` names no file; [`SaveError::Io`] when the file or the
+/// folder cannot be written or flushed (the temporary file is removed).
+pub fn save_file(pool: &Pool, path: &Path) -> Result<(), SaveError> {
+    let file_name = file_name_of(path)?;
+    let text = to_json(pool);
+    let folder = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
     };
-    write().map_err(|error| {
+    let mut prefix = file_name.to_os_string();
+    prefix.push(TEMPORARY_MARK);
+    remove_leftovers(&folder, &prefix);
+    let (temporary, file) = create_temporary(&folder, &prefix).map_err(SaveError::Io)?;
+    let write = |mut file: fs::File| -> std::io::Result<()> {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        // Closed before the rename: Windows cannot rename a file that is still open.
+        drop(file);
+        fs::rename(&temporary, path)?;
+        sync_folder(&folder)
+    };
+    write(file).map_err(|error| {
         let _ = fs::remove_file(&temporary);
         SaveError::Io(error)
     })
 }
 
-/// Reads a pool from a file written by [`save_file`].
+/// Creates a new temporary file `<folder>/<prefix><pid>-<counter>-<random>` exclusively.
+fn create_temporary(folder: &Path, prefix: &std::ffi::OsStr) -> std::io::Result<(std::path::PathBuf, fs::File)> {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut last_error = None;
+    for _ in 0..16 {
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        // RandomState is seeded from the system's randomness once per process and varies per
+        // instance: enough to keep two processes with a recycled pid apart.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(count);
+        let mut name = prefix.to_os_string();
+        name.push(format!("{}-{count}-{:016x}", std::process::id(), hasher.finish()));
+        let candidate = folder.join(name);
+        match fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
+            Ok(file) => return Ok((candidate, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+/// Removes `<prefix>…` files in `folder` older than [`LEFTOVER_AGE`] (symbolic links
+/// included, never followed). Best effort: errors are ignored.
+fn remove_leftovers(folder: &Path, prefix: &std::ffi::OsStr) {
+    let Ok(entries) = fs::read_dir(folder) else { return };
+    let prefix = prefix.as_encoded_bytes();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.as_encoded_bytes().starts_with(prefix) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > LEFTOVER_AGE);
+        if old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Flushes a folder's entries to disk (Unix; Windows cannot open folders as files and
+/// makes renames durable itself).
+fn sync_folder(folder: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        fs::File::open(folder)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = folder;
+        Ok(())
+    }
+}
+
+/// Reads a pool from a file written by [`save_file`]. Only regular files are read (a
+/// folder, device or FIFO is refused without blocking), at most [`MAX_SAVE_BYTES`].
 ///
 /// # Errors
-/// [`SaveError::Io`] when the file cannot be read, [`SaveError::Invalid`] as
-/// [`from_json`].
+/// [`SaveError::Path`] for a path that names no file, [`SaveError::Io`] when the file
+/// cannot be opened or read or is not a regular file, [`SaveError::Invalid`] for a file
+/// that is too large, not UTF-8, or invalid as [`from_json`] says.
 pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
-    let text = fs::read_to_string(path).map_err(SaveError::Io)?;
+    use std::io::Read as _;
+    file_name_of(path)?;
+    let not_regular = || SaveError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
+    if !fs::metadata(path).map_err(SaveError::Io)?.is_file() {
+        return Err(not_regular());
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        // Never block in open() should the file have been swapped for a FIFO meanwhile.
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(SaveError::Io)?;
+    if !file.metadata().map_err(SaveError::Io)?.is_file() {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SAVE_BYTES + 1).read_to_end(&mut bytes).map_err(SaveError::Io)?;
+    if bytes.len() as u64 > MAX_SAVE_BYTES {
+        return Err(invalid(format!("the file is larger than {MAX_SAVE_BYTES} bytes")));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| invalid(format!("the file is not UTF-8 text ({e})")))?;
     from_json(&text)
 }
 
@@ -231,7 +374,7 @@ mod tests {
         corrupted[digit] = if corrupted[digit] == b'1' { b'2' } else { b'1' };
         let error = from_json(std::str::from_utf8(&corrupted).unwrap()).unwrap_err().to_string();
         assert!(error.contains("checksum mismatch"), "{error}");
-        assert!(from_json(&text.replace("\"version\":1", "\"version\":2")).unwrap_err().to_string().contains("version 2"));
+        assert!(from_json(&text.replace("\"version\":2", "\"version\":3")).unwrap_err().to_string().contains("version 3"));
         assert!(from_json(&text.replace(FORMAT, "other")).unwrap_err().to_string().contains("format"));
         let empty = to_json(&Pool::new(Rules::default()));
         assert_eq!(from_json(&empty).unwrap().len(), 0);

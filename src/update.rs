@@ -1,7 +1,7 @@
 //! The update rule (SPEC section 3):
 //!
 //! ```text
-//! delta_X = K_X * M * (S_X - E_X)  +  L * share_X  +  V * S_X
+//! delta_X = K_X * M * (S_X - E_X)  +  L * share_X  +  V * W_X
 //! R'_X    = max(R_X + round(delta_X), R_min)
 //! ```
 //!
@@ -21,7 +21,7 @@
 //! ```
 
 use crate::config::{KCombine, Rounding, Rules};
-use crate::error::{check_finite, Error};
+use crate::error::{check_finite, check_rating, Error, MAX_FACTOR};
 use crate::expected::Expectation;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
@@ -94,8 +94,11 @@ pub fn rate_with_expected(
     } else {
         b.k * multiplier * (score_b - expected_b)
     };
-    let delta_a = k_term_a + a.score_share_bonus * outcome.share_a + a.victory_bonus * outcome.score_a;
-    let delta_b = k_term_b + b.score_share_bonus * share_b + b.victory_bonus * score_b;
+    // The victory bonus follows the match result W (a win, draw or defeat), never the
+    // share: a defeat with points scored earns none (SPEC 3).
+    let result_a = outcome.result_a();
+    let delta_a = k_term_a + a.score_share_bonus * outcome.share_a + a.victory_bonus * result_a;
+    let delta_b = k_term_b + b.score_share_bonus * share_b + b.victory_bonus * (1.0 - result_a);
     (
         apply_delta(rating_a, delta_a, rounding, floor),
         apply_delta(rating_b, delta_b, rounding, floor),
@@ -190,8 +193,8 @@ impl Rules {
     /// # Errors
     /// A non-finite rating or K, or a negative K.
     pub fn rate_checked_k(&self, rating_a: f32, rating_b: f32, outcome: Outcome, k_a: f64, k_b: f64) -> Result<(f32, f32), Error> {
-        check_finite(f64::from(rating_a), "rating_a")?;
-        check_finite(f64::from(rating_b), "rating_b")?;
+        check_rating(rating_a, "rating_a")?;
+        check_rating(rating_b, "rating_b")?;
         check_k(k_a, "k_a")?;
         check_k(k_b, "k_b")?;
         Ok(self.rate_with_k(rating_a, rating_b, outcome, k_a, k_b))
@@ -216,8 +219,8 @@ impl Rules {
     /// # Errors
     /// Non-finite ratings, or a K policy that needs player state.
     pub fn rate(&self, rating_a: f32, rating_b: f32, outcome: Outcome) -> Result<(f32, f32), Error> {
-        check_finite(f64::from(rating_a), "rating_a")?;
-        check_finite(f64::from(rating_b), "rating_b")?;
+        check_rating(rating_a, "rating_a")?;
+        check_rating(rating_b, "rating_b")?;
         let k_a = self.k_from_rating(rating_a)?;
         let k_b = self.k_from_rating(rating_b)?;
         Ok(self.rate_with_k(rating_a, rating_b, outcome, k_a, k_b))
@@ -262,8 +265,8 @@ impl Rules {
     /// # Errors
     /// A non-finite rating.
     pub fn rate_players(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome) -> Result<(PlayerState, PlayerState), Error> {
-        check_finite(f64::from(a.rating), "player_a.rating")?;
-        check_finite(f64::from(b.rating), "player_b.rating")?;
+        check_rating(a.rating, "player_a.rating")?;
+        check_rating(b.rating, "player_b.rating")?;
         Ok(self.rate_players_unchecked(a, b, outcome))
     }
 
@@ -274,15 +277,18 @@ impl Rules {
     }
 }
 
-/// Checks a K factor: finite and not negative.
+/// Checks a K factor: finite, not negative, at most [`MAX_FACTOR`].
 ///
 /// # Errors
-/// [`Error::NotFinite`] or [`Error::NegativeK`], naming `name`.
+/// [`Error::NotFinite`], [`Error::NegativeK`] or [`Error::OutOfRange`], naming `name`.
 #[inline]
 pub fn check_k(k: f64, name: &str) -> Result<f64, Error> {
     check_finite(k, name)?;
     if k < 0.0 {
         return Err(Error::NegativeK { name: name.to_owned() });
+    }
+    if k > MAX_FACTOR {
+        return Err(Error::OutOfRange { name: name.to_owned(), range: "at most 1e6 (MAX_FACTOR)" });
     }
     Ok(k)
 }

@@ -1,8 +1,9 @@
 //! Checks the Unity package in `unity/` the way the Unity Editor would read it, on a
 //! machine without the Editor: the manifest and assembly definitions parse and say what
 //! they must; every imported file and folder has a `.meta`; GUIDs are well-formed and
-//! unique; the sample scene's scripts resolve; each native plugin's import settings
-//! enable exactly one platform and CPU. (`cargo xtask test` also compiles the C# with
+//! unique; the sample scene's scripts resolve; every platform's native binary is there and
+//! its import settings enable exactly one platform and CPU (the binaries' build id is
+//! checked by `tests/committed_binaries.rs`). (`cargo xtask test` also compiles the C# with
 //! Mono against a UnityEngine stand-in.)
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,8 +109,7 @@ fn every_asset_has_a_meta_and_guids_are_unique() {
         let rel = relative(path);
         if rel.ends_with(".meta") {
             let asset = rel.trim_end_matches(".meta");
-            let exists = package().join(asset).exists();
-            assert!(exists || is_plugin_binary(asset), "{rel} has no asset (only native plugin binaries, which are build outputs, may be absent)");
+            assert!(package().join(asset).exists(), "{rel} has no asset (every plugin binary is committed: `cargo xtask dist` builds them)");
             let guid = guid_of(path);
             assert!(guid.len() == 32 && guid.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{rel}: bad guid {guid}");
             if let Some(other) = guids.insert(guid.clone(), rel.clone()) {
@@ -118,7 +118,7 @@ fn every_asset_has_a_meta_and_guids_are_unique() {
             if path.is_dir() || package().join(asset).is_dir() {
                 assert!(fs::read_to_string(path).unwrap().contains("folderAsset: yes"), "{rel} must be a folder meta");
             }
-        } else if needs_meta(&rel) && !is_plugin_binary(&rel) {
+        } else if needs_meta(&rel) {
             assert!(package().join(format!("{rel}.meta")).is_file(), "{rel} has no .meta");
         }
     }
@@ -182,15 +182,18 @@ fn platform_entries(meta: &str) -> Vec<PlatformEntry> {
 
 #[test]
 fn each_plugin_enables_exactly_one_platform_and_cpu() {
-    // folder -> (platform entry, CPU, editor OS if the Editor loads it)
+    // file -> (platform entry, CPU if the platform has the setting, editor OS if the
+    // Editor loads it). Android ships static libraries (IL2CPP links them; see README).
     let expected = [
-        ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", "x86_64", Some("Windows")),
-        ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", "AnyCPU", Some("OSX")),
-        ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", "x86_64", Some("Linux")),
-        ("Android/arm64-v8a/libranking_elo.so", "Android: Android", "ARM64", None),
-        ("Android/armeabi-v7a/libranking_elo.so", "Android: Android", "ARMv7", None),
-        ("Android/x86_64/libranking_elo.so", "Android: Android", "X86_64", None),
-        ("iOS/arm64/libranking_elo.a", "iPhone: iOS", "ARM64", None),
+        ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", Some("x86_64"), Some("Windows")),
+        ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", Some("AnyCPU"), Some("OSX")),
+        ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", Some("x86_64"), Some("Linux")),
+        ("Linux/arm64/libranking_elo.so", "Standalone: Linux64", Some("ARM64"), None),
+        ("Android/arm64-v8a/libranking_elo.a", "Android: Android", Some("ARM64"), None),
+        ("Android/armeabi-v7a/libranking_elo.a", "Android: Android", Some("ARMv7"), None),
+        ("Android/x86_64/libranking_elo.a", "Android: Android", Some("X86_64"), None),
+        ("iOS/arm64/libranking_elo.a", "iPhone: iOS", Some("ARM64"), None),
+        ("WebGL/libranking_elo.a", "WebGL: WebGL", None, None),
     ];
     let mut all = Vec::new();
     walk(&package().join("Runtime/Plugins"), &mut all);
@@ -200,11 +203,16 @@ fn each_plugin_enables_exactly_one_platform_and_cpu() {
         let path = package().join("Runtime/Plugins").join(format!("{file}.meta"));
         let meta = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{file}.meta is missing"));
         assert!(meta.contains("\nPluginImporter:\n"), "{file}: not a PluginImporter meta");
+        assert!(meta.contains("\n  isOverridable: 1\n"), "{file}: a project must be able to override the package's binary");
+        let binary = package().join("Runtime/Plugins").join(file);
+        assert!(fs::metadata(&binary).is_ok_and(|m| m.len() > 10_000), "{file} is missing or empty: run `cargo xtask dist`");
         let entries = platform_entries(&meta);
         let enabled: Vec<&PlatformEntry> = entries.iter().filter(|e| e.enabled && e.key != "Editor: Editor").collect();
         assert_eq!(enabled.len(), 1, "{file}: exactly one player platform must be enabled");
         assert_eq!(enabled[0].key, platform, "{file}");
-        assert_eq!(enabled[0].settings.get("CPU").map(String::as_str), Some(cpu), "{file}: CPU");
+        if let Some(cpu) = cpu {
+            assert_eq!(enabled[0].settings.get("CPU").map(String::as_str), Some(cpu), "{file}: CPU");
+        }
         let editor = entries.iter().find(|e| e.key == "Editor: Editor").unwrap();
         assert_eq!(editor.enabled, editor_os.is_some(), "{file}: Editor");
         if let Some(os) = editor_os {
@@ -219,9 +227,9 @@ fn each_plugin_enables_exactly_one_platform_and_cpu() {
 }
 
 #[test]
-fn ios_uses_internal_and_others_the_library_name() {
+fn ios_and_webgl_use_internal_and_others_the_library_name() {
     let generated = fs::read_to_string(package().join("Runtime/Native/NativeMethods.g.cs")).unwrap();
-    assert!(generated.contains("#if UNITY_IOS && !UNITY_EDITOR"));
+    assert!(generated.contains("#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR"));
     assert!(generated.contains("const string __DllName = \"__Internal\";"));
     assert!(generated.contains("const string __DllName = \"ranking_elo\";"));
     assert!(generated.contains("CallingConvention = CallingConvention.Cdecl"));

@@ -8,7 +8,7 @@
 use std::os::raw::c_char;
 
 use super::error::{EloResult, FfiError};
-use crate::error::check_finite;
+use crate::error::check_rating;
 
 /// Borrows `*ptr`, or fails with `ELO_RESULT_NULL_POINTER` naming the argument.
 ///
@@ -72,10 +72,10 @@ pub unsafe fn arg_utf8<'a>(ptr: *const c_char, len: i32, name: &str) -> Result<&
         .map_err(|e| FfiError::new(EloResult::InvalidUtf8, format!("{name} is not valid UTF-8: {e}")))
 }
 
-/// Checks that a number is finite (`ELO_RESULT_NOT_FINITE` naming it otherwise).
-pub fn arg_finite(value: f32, name: &str) -> Result<f32, FfiError> {
-    check_finite(f64::from(value), name)?;
-    Ok(value)
+/// Checks a rating: finite (`ELO_RESULT_NOT_FINITE`) and within `±MAX_RATING`
+/// (`ELO_RESULT_OUT_OF_RANGE`), naming it otherwise.
+pub fn arg_rating(value: f32, name: &str) -> Result<f32, FfiError> {
+    Ok(check_rating(value, name)?)
 }
 
 /// Copies `text` plus a NUL into a caller buffer; `*out_len` always receives the text's

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn elo_config_league_of(config: *const EloConfig, rating: 
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
         let out = unsafe { arg_mut(out_index, "out_index")? };
-        let rating = super::args::arg_finite(rating, "rating")?;
+        let rating = super::args::arg_rating(rating, "rating")?;
         *out = i32::try_from(config.rules.league_of(rating)).unwrap_or(i32::MAX);
         Ok(())
     })

@@ -50,13 +50,19 @@ pub enum EloResult {
     Io = 17,
     /// A player id is already waiting in the matchmaker.
     DuplicateId = 18,
+    /// A finite number is outside its documented range (a rating beyond ±1e15, a K, `L`
+    /// or `V` above 1e6).
+    OutOfRange = 19,
+    /// An argument is invalid in a way no other code names (for example a path that does
+    /// not name a file).
+    InvalidArgument = 20,
     /// A Rust panic was caught at the boundary (a bug: please report it).
     Panic = 99,
 }
 
 impl EloResult {
     /// Every code, for tests and documentation tables.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 22] = [
         Self::Ok,
         Self::NullPointer,
         Self::InvalidLength,
@@ -76,6 +82,8 @@ impl EloResult {
         Self::InvalidSave,
         Self::Io,
         Self::DuplicateId,
+        Self::OutOfRange,
+        Self::InvalidArgument,
         Self::Panic,
     ];
 
@@ -108,6 +116,8 @@ impl EloResult {
             Self::InvalidSave => "the pool save is truncated, corrupted or inconsistent",
             Self::Io => "a file could not be read or written",
             Self::DuplicateId => "the player id is already waiting",
+            Self::OutOfRange => "a number is outside its documented range",
+            Self::InvalidArgument => "an argument is invalid",
             Self::Panic => "internal error (a caught Rust panic)",
         }
     }
@@ -137,6 +147,7 @@ impl From<Error> for FfiError {
             Error::ScoreOutOfRange { .. } => EloResult::ScoreOutOfRange,
             Error::NegativePoints { .. } => EloResult::NegativePoints,
             Error::NegativeK { .. } => EloResult::NegativeK,
+            Error::OutOfRange { .. } => EloResult::OutOfRange,
             Error::KPolicyNeedsPlayerState => EloResult::KPolicyNeedsPlayerState,
             Error::InvalidJson(_) => EloResult::InvalidJson,
             Error::UnknownJsonField(_) => EloResult::UnknownJsonField,
@@ -154,6 +165,7 @@ impl From<crate::pool::PoolError> for FfiError {
             PoolError::SamePlayer { .. } => EloResult::SamePlayer,
             PoolError::BadOutcome { error, .. } | PoolError::InvalidPlayer(error) => FfiError::from(error.clone()).code,
             PoolError::OutputLength { .. } => EloResult::InvalidLength,
+            PoolError::RatingRange { .. } => EloResult::OutOfRange,
         };
         Self::new(code, error.to_string())
     }
@@ -164,6 +176,7 @@ impl From<crate::save::SaveError> for FfiError {
         let code = match error {
             crate::save::SaveError::Invalid(_) => EloResult::InvalidSave,
             crate::save::SaveError::Io(_) => EloResult::Io,
+            crate::save::SaveError::Path(_) => EloResult::InvalidArgument,
         };
         Self::new(code, error.to_string())
     }

@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::args::{arg_len, arg_mut, arg_ref, arg_slice_mut};
+use super::args::{arg_len, arg_mut, arg_ref, arg_slice_mut, overlaps};
 use super::error::{EloResult, FfiError};
 use crate::matchmaking::{JoinError, Matchmaker, MatchmakingSettings};
 
@@ -111,7 +111,8 @@ pub unsafe extern "C" fn elo_matchmaker_len(matchmaker: *const EloMatchmaker, ou
 /// Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
 /// go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
 /// the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
-/// player is in two pairs; the same seed and calls give the same pairs.
+/// player is in two pairs; the same seed and calls give the same pairs. The two arrays
+/// must not overlap (`ELO_RESULT_OVERLAPPING_BUFFERS`).
 ///
 /// # Safety
 /// `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
@@ -126,6 +127,9 @@ pub unsafe extern "C" fn elo_matchmaker_tick(
 ) -> EloResult {
     ffi_boundary!(result => {
         let capacity = arg_len(capacity, "capacity")?;
+        if capacity > 0 && overlaps(out_player_a.cast_const(), out_player_b.cast_const(), capacity) {
+            return Err(FfiError::new(EloResult::OverlappingBuffers, "out_player_a and out_player_b overlap"));
+        }
         let out_a = unsafe { arg_slice_mut(out_player_a, capacity, "out_player_a")? };
         let out_b = unsafe { arg_slice_mut(out_player_b, capacity, "out_player_b")? };
         let pairs_out = unsafe { arg_mut(out_pairs, "out_pairs")? };

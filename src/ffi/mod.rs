@@ -48,3 +48,18 @@ pub extern "C" fn elo_version() -> *const std::os::raw::c_char {
         concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
     })
 }
+
+/// The marker text of the build id, kept in the binary as one NUL-terminated string.
+static BUILD_ID_MARKER: &str = concat!("RANKING_ELO_BUILD_ID=", env!("RANKING_ELO_BUILD_ID"), "\0");
+
+/// The engine's build id as a NUL-terminated string of 32 lowercase hex digits with static
+/// lifetime: a hash of the engine's source, its locked dependencies and its build settings.
+/// Binaries built from the same source report the same id on every platform; the Unity
+/// package's tests use it to refuse prebuilt binaries older than the source. Never NULL; do
+/// not free it.
+#[no_mangle]
+pub extern "C" fn elo_build_id() -> *const std::os::raw::c_char {
+    ffi_boundary!(value std::ptr::null() => {
+        BUILD_ID_MARKER[crate::BUILD_ID_MARKER_PREFIX.len()..].as_ptr().cast()
+    })
+}

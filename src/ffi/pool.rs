@@ -9,7 +9,7 @@ use std::os::raw::c_char;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use super::args::{arg_finite, arg_len, arg_mut, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text};
+use super::args::{arg_rating, arg_len, arg_mut, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use super::rate::EloPlayerState;
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn elo_pool_get_player(pool: *const EloPool, index: i32, o
 pub unsafe extern "C" fn elo_pool_set_player(pool: *mut EloPool, index: i32, player: *const EloPlayerState) -> EloResult {
     ffi_boundary!(result => {
         let state = PlayerState::from(unsafe { arg_ref(player, "player")? });
-        arg_finite(state.rating, "player.rating")?;
+        arg_rating(state.rating, "player.rating")?;
         let mut pool = lock(pool)?;
         let index = index_arg(index, pool.len(), "index")?;
         pool.set_player(index, state)?;
@@ -235,13 +235,19 @@ pub unsafe extern "C" fn elo_pool_apply(
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
         let scores = unsafe { arg_slice(score_a, n, "score_a")? };
-        let matches = unsafe { read_matches(player_a, player_b, n, |i| Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) })? };
-        unsafe { apply(pool, &matches, out_delta_a, out_delta_b, out_expected_a) }
+        let inputs = [region(player_a, n), region(player_b, n), region(score_a, n)];
+        unsafe {
+            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |_| {
+                read_matches(player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
+            })
+        }
     })
 }
 
 /// [`elo_pool_apply`] with each result given as the points both players scored
-/// (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+/// (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
+/// configuration's `points_k_term` chooses the score of the K term (the share, or the
+/// result); the share feeds `L`, the result `V` (SPEC 2 and 3).
 ///
 /// # Safety
 /// As [`elo_pool_apply`].
@@ -259,45 +265,76 @@ pub unsafe extern "C" fn elo_pool_apply_points(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        let points_a = unsafe { arg_slice(points_a, n, "points_a")? };
-        let points_b = unsafe { arg_slice(points_b, n, "points_b")? };
-        let mut outcomes = Vec::with_capacity(n);
-        for i in 0..n {
-            let outcome = Outcome::from_points(f64::from(points_a[i]), f64::from(points_b[i])).map_err(|error| {
-                let inner = FfiError::from(error);
-                FfiError::new(inner.code, format!("matches[{i}]: {}; nothing was applied", inner.message))
-            })?;
-            outcomes.push(outcome);
+        let points_a_slice = unsafe { arg_slice(points_a, n, "points_a")? };
+        let points_b_slice = unsafe { arg_slice(points_b, n, "points_b")? };
+        let inputs = [region(player_a, n), region(player_b, n), region(points_a, n), region(points_b, n)];
+        unsafe {
+            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |rules| {
+                read_matches(player_a, player_b, n, |i| {
+                    rules.outcome_from_points(f64::from(points_a_slice[i]), f64::from(points_b_slice[i])).map_err(|error| {
+                        let inner = FfiError::from(error);
+                        FfiError::new(inner.code, format!("matches[{i}]: {}; nothing was applied", inner.message))
+                    })
+                })
+            })
         }
-        let matches = unsafe { read_matches(player_a, player_b, n, |i| outcomes[i])? };
-        unsafe { apply(pool, &matches, out_delta_a, out_delta_b, out_expected_a) }
     })
 }
 
-unsafe fn read_matches(player_a: *const i32, player_b: *const i32, n: usize, outcome: impl Fn(usize) -> Outcome) -> Result<Vec<Match>, FfiError> {
+/// The memory an input array of `n` elements spans, for the overlap checks.
+fn region<T>(ptr: *const T, n: usize) -> (usize, usize) {
+    (ptr as usize, n.saturating_mul(std::mem::size_of::<T>()))
+}
+
+/// Reads the match list; `outcome(i)` gives match `i`'s outcome or the error to report.
+unsafe fn read_matches(player_a: *const i32, player_b: *const i32, n: usize, outcome: impl Fn(usize) -> Result<Outcome, FfiError>) -> Result<Vec<Match>, FfiError> {
     let a = unsafe { arg_slice(player_a, n, "player_a")? };
     let b = unsafe { arg_slice(player_b, n, "player_b")? };
     let mut matches = Vec::with_capacity(n);
     for i in 0..n {
         // A negative index becomes usize::MAX: reported as out of range with its position.
         let index = |value: i32| usize::try_from(value).unwrap_or(usize::MAX);
-        matches.push(Match::new(index(a[i]), index(b[i]), outcome(i)));
+        matches.push(Match::new(index(a[i]), index(b[i]), outcome(i)?));
     }
     Ok(matches)
 }
 
-unsafe fn apply(pool: *mut EloPool, matches: &[Match], delta_a: *mut f32, delta_b: *mut f32, expected_a: *mut f32) -> Result<(), FfiError> {
-    let n = matches.len();
+/// The shared body of the apply functions: checks the optional outputs (each `n`
+/// elements, overlapping neither each other nor an input), locks the pool, builds the
+/// match list with the pool's rules and applies it atomically.
+unsafe fn apply(
+    pool: *mut EloPool,
+    n: usize,
+    inputs: &[(usize, usize)],
+    outputs: [*mut f32; 3],
+    matches: impl FnOnce(&crate::config::Rules) -> Result<Vec<Match>, FfiError>,
+) -> Result<(), FfiError> {
+    let names = ["out_delta_a", "out_delta_b", "out_expected_a"];
+    let bytes = n.saturating_mul(std::mem::size_of::<f32>());
+    for (i, out) in outputs.iter().enumerate() {
+        if out.is_null() || n == 0 {
+            continue;
+        }
+        let (start, end) = (*out as usize, (*out as usize).saturating_add(bytes));
+        let overlaps = |(other, len): (usize, usize)| other != 0 && len > 0 && start < other.saturating_add(len) && other < end;
+        let clash = outputs[..i].iter().position(|o| !o.is_null() && overlaps((*o as usize, bytes)))
+            .map(|j| names[j])
+            .or_else(|| inputs.iter().any(|r| overlaps(*r)).then_some("an input array"));
+        if let Some(other) = clash {
+            return Err(FfiError::new(EloResult::OverlappingBuffers, format!("{} overlaps {other}", names[i])));
+        }
+    }
     let optional = |ptr: *mut f32, name: &str| -> Result<Option<&mut [f32]>, FfiError> {
         if ptr.is_null() { Ok(None) } else { Ok(Some(unsafe { arg_slice_mut(ptr, n, name)? })) }
     };
     let outputs = MatchOutputs {
-        delta_a: optional(delta_a, "out_delta_a")?,
-        delta_b: optional(delta_b, "out_delta_b")?,
-        expected_a: optional(expected_a, "out_expected_a")?,
+        delta_a: optional(outputs[0], names[0])?,
+        delta_b: optional(outputs[1], names[1])?,
+        expected_a: optional(outputs[2], names[2])?,
     };
     let mut pool = lock(pool)?;
-    pool.apply(matches, Some(outputs)).map_err(|error| match error {
+    let matches = matches(pool.rules())?;
+    pool.apply(&matches, Some(outputs)).map_err(|error| match error {
         PoolError::IndexOutOfRange { position, index, len } if index == usize::MAX => FfiError::new(
             EloResult::IndexOutOfRange,
             format!("matches[{position}]: a player index is negative (the pool has {len} players); nothing was applied"),

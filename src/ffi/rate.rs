@@ -1,7 +1,7 @@
 //! Single matches under a configuration: by rating alone, with K given, or with full
 //! player state.
 
-use super::args::{arg_finite, arg_mut, arg_ref};
+use super::args::{arg_rating, arg_mut, arg_ref};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use crate::outcome::Outcome;
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn elo_expected_score(config: *const EloConfig, rating_a: 
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
         let out = unsafe { arg_mut(out_expected_a, "out_expected_a")? };
-        let (a, b) = (arg_finite(rating_a, "rating_a")?, arg_finite(rating_b, "rating_b")?);
+        let (a, b) = (arg_rating(rating_a, "rating_a")?, arg_rating(rating_b, "rating_b")?);
         *out = config.rules.expected_score(a, b) as f32;
         Ok(())
     })
@@ -113,7 +113,7 @@ pub unsafe extern "C" fn elo_rate_with_k(config: *const EloConfig, rating_a: f32
 pub unsafe extern "C" fn elo_rate_points(config: *const EloConfig, rating_a: f32, rating_b: f32, points_a: f32, points_b: f32, out_rating_a: *mut f32, out_rating_b: *mut f32) -> EloResult {
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
-        let outcome = Outcome::from_points(f64::from(points_a), f64::from(points_b))?;
+        let outcome = config.rules.outcome_from_points(f64::from(points_a), f64::from(points_b))?;
         let (a, b) = config.rules.rate(rating_a, rating_b, outcome)?;
         unsafe { write_pair(out_rating_a, out_rating_b, a, b) }
     })
@@ -140,7 +140,8 @@ pub unsafe extern "C" fn elo_rate_players(config: *const EloConfig, player_a: *m
 #[no_mangle]
 pub unsafe extern "C" fn elo_rate_players_points(config: *const EloConfig, player_a: *mut EloPlayerState, player_b: *mut EloPlayerState, points_a: f32, points_b: f32) -> EloResult {
     ffi_boundary!(result => {
-        let outcome = Outcome::from_points(f64::from(points_a), f64::from(points_b))?;
+        let rules = &unsafe { arg_ref(config, "config")? }.rules;
+        let outcome = rules.outcome_from_points(f64::from(points_a), f64::from(points_b))?;
         unsafe { rate_players(config, player_a, player_b, outcome) }
     })
 }

@@ -3,9 +3,13 @@
 //!
 //! * `cargo xtask demo`: build the release library, stage it into the Unity package's
 //!   plugin folder for this machine, and run the console demo on Mono.
-//! * `cargo xtask test`: every test: Rust (unit, property, C ABI, generated files), the C
-//!   program against the header (shared and static library), the C# wrapper's NUnit
-//!   suite on Mono, and the Unity package checker.
+//! * `cargo xtask test`: every test: Rust (unit, property, C ABI, generated files, the
+//!   committed binaries' build id), the C program against the header (shared and static
+//!   library), the C program and the reference vectors against the Unity package's
+//!   committed binaries for Linux x86-64 and arm64 (qemu), Windows (wine) and WebGL (node),
+//!   their exports, the C# wrapper's NUnit suite on Mono, and the Unity package checker.
+//! * `cargo xtask dist`: build every platform's binary into the Unity package
+//!   (`unity/Runtime/Plugins`) and the UPM tarball (`target/dist`); see `dist.rs`.
 //! * `cargo xtask stage`: build and stage the library only.
 //! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
 //!   P/Invoke per pair, the batch API).
@@ -13,7 +17,10 @@
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
 
+mod binaries;
+mod dist;
 mod mono;
+mod plugin_meta;
 mod tools;
 
 use std::path::PathBuf;
@@ -27,9 +34,13 @@ fn main() -> ExitCode {
         "test" => test(),
         "demo" => demo(),
         "stage" => stage().map(|_| Counts::default()),
+        "dist" => {
+            let only: Vec<String> = std::env::args().skip(2).collect();
+            dist::dist(&only).map(|()| Counts::default())
+        }
         "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | demo | stage | bench-mono>");
+            eprintln!("usage: cargo xtask <test | demo | stage | dist [platform…] | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -62,6 +73,7 @@ fn test() -> Result<Counts, String> {
     Step::new("benchmarks compile", "cargo").args(["check", "--benches", "--package", "ranking-elo"]).envs(frozen).run()?;
     let library = build_release(&frozen)?;
     counts += c_tests(&library)?;
+    counts += binaries::run_all(&library)?;
     mono::ensure_mono()?;
     let runtime = mono::build_runtime()?;
     mono::copy_native(&library)?;

@@ -101,7 +101,11 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
     let tests = out.join("RankingElo.Tests.Editor.dll");
     let framework = nunit_framework()?;
     let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
-    mcs("C# tests (mcs)", &tests, "library", &references, sources(&root().join("unity/Tests")))?;
+    // The package's tests, plus Mono-only tests of the sample's simulation code.
+    let mut files = sources(&root().join("unity/Tests"));
+    files.extend(sources(&root().join("tests/mono")));
+    files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
+    mcs("C# tests (mcs)", &tests, "library", &references, files)?;
     Step::new("C# tests (nunit-console on Mono)", "nunit-console")
         .args(["-nologo", "-noshadow", "-labels"])
         .arg(format!("-xml={}", out.join("TestResult.xml").display()))

@@ -20,7 +20,7 @@ impl Counts {
     /// Reads one line of a runner's output: cargo's `test result: ok. 3 passed; 0 failed`,
     /// the plain `3 passed, 0 failed` of our C and C# programs, and NUnit 2's
     /// `Tests run: 5, Errors: 0, Failures: 0`.
-    fn read_line(&mut self, line: &str) {
+    pub fn read_line(&mut self, line: &str) {
         let number_before = |word: &str| -> Option<u64> {
             let at = line.find(word)?;
             line[..at].trim_end().rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! elo-sim simulate [--players 10000] [--matches 1000000] [--seed 1] [--config FILE]
-//!                  [--skills normal:1500:300] [--matchmaker on|off] [--frames 40] [--out DIR]
+//!                  [--skills normal:1500:300] [--matchmaker on|off] [--results skill|coin]
+//!                  [--initial-rating R] [--frames 40] [--out DIR]
 //! elo-sim tune     --history FILE [--config FILE]... [--k-range 8:64:4] [--out DIR]
 //! elo-sim replay   --history FILE [--config FILE] [--out FILE]
 //! elo-sim generate-history [--players 60] [--matches 3000] [--seed 7] --out FILE
@@ -26,7 +27,7 @@ use ranking_elo::{Config, KPolicy, Outcome, Rules};
 
 const USAGE: &str = "usage:
   elo-sim simulate [--players N] [--matches M] [--seed S] [--config FILE] [--skills normal:MEAN:SD|uniform:LOW:HIGH]
-                   [--matchmaker on|off] [--frames F] [--out DIR]
+                   [--matchmaker on|off] [--results skill|coin] [--initial-rating R] [--frames F] [--out DIR]
   elo-sim tune --history FILE [--config FILE]... [--k-range START:END:STEP] [--out DIR]
   elo-sim replay --history FILE [--config FILE] [--out FILE]
   elo-sim generate-history [--players N] [--matches M] [--seed S] --out FILE";
@@ -100,14 +101,24 @@ fn simulate(args: &Args) -> Result<(), String> {
         config_json: config_text(args.get("config"))?,
         skills: simulate::Skills::parse(args.get("skills").unwrap_or("normal:1500:300"))?,
         matchmaker,
+        results: simulate::Results::parse(args.get("results").unwrap_or("skill"))?,
+        initial_rating: args.get("initial-rating").map(|v| v.parse::<f32>().map_err(|_| format!("--initial-rating: {v:?} is not a number"))).transpose()?,
         frames: args.number("frames", 40)?,
         out_dir: PathBuf::from(args.get("out").unwrap_or("simulation")),
         progress: std::io::stderr().is_terminal(),
     };
     let summary = simulate::run(&options)?;
     println!(
-        "{} players, {} matches in {:.2} s; log-loss {:.4} (last 10%: {:.4}), Brier {:.4}, Spearman(rating, skill) {:.4}, mean drift {:+.2}",
-        summary.players, summary.matches, summary.seconds, summary.log_loss, summary.log_loss_last_10_percent, summary.brier, summary.spearman_rating_skill, summary.mean_drift
+        "{} players, {} matches in {:.2} s; log-loss {:.4} (last 10%: {:.4}), Brier {:.4}, Spearman(rating, skill) {:.4}, mean drift {:+.2} (V and L predict {:+.2})",
+        summary.players,
+        summary.matches,
+        summary.seconds,
+        summary.log_loss,
+        summary.log_loss_last_10_percent,
+        summary.brier,
+        summary.spearman_rating_skill,
+        summary.mean_drift,
+        summary.bonus_drift_predicted
     );
     for league in &summary.league_counts {
         println!("  {:<10} {}", league.league, league.players);
@@ -223,7 +234,7 @@ fn main() -> ExitCode {
     };
     let rest = &raw[1..];
     let result = match command.as_str() {
-        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "frames", "out"]).and_then(|a| simulate(&a)),
+        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "frames", "out"]).and_then(|a| simulate(&a)),
         "tune" => Args::parse(rest, &["history", "config", "k-range", "out"]).and_then(|a| tune(&a)),
         "replay" => Args::parse(rest, &["history", "config", "out"]).and_then(|a| replay(&a)),
         "generate-history" => Args::parse(rest, &["players", "matches", "seed", "out"]).and_then(|a| generate_history(&a)),

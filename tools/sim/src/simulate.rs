@@ -44,6 +44,26 @@ impl Skills {
     }
 }
 
+/// How match results are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Results {
+    /// From the true skills' win probability (logistic, c = 400).
+    Skill,
+    /// A fair coin that ignores skill, as 002's own simulation does.
+    Coin,
+}
+
+impl Results {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "skill" => Ok(Self::Skill),
+            "coin" => Ok(Self::Coin),
+            other => Err(format!("--results must be skill or coin, not {other:?}")),
+        }
+    }
+}
+
 pub struct Options {
     pub players: usize,
     pub matches: usize,
@@ -51,6 +71,9 @@ pub struct Options {
     pub config_json: String,
     pub skills: Skills,
     pub matchmaker: bool,
+    pub results: Results,
+    /// Replaces the configuration's `initial_rating` when given.
+    pub initial_rating: Option<f32>,
     pub frames: usize,
     pub out_dir: PathBuf,
     pub progress: bool,
@@ -78,6 +101,7 @@ pub struct Summary {
     pub matches: usize,
     pub seed: u64,
     pub matchmaker: bool,
+    pub results: Results,
     pub skills: Skills,
     pub config: serde_json::Value,
     pub seconds: f64,
@@ -95,10 +119,12 @@ pub struct Summary {
     pub spearman_rating_skill: f64,
     pub mean_rating_initial: f64,
     pub mean_rating_final: f64,
-    /// Mean rating change per player: 004's victory bonus V predicts about n V / 2 for n
-    /// matches per player.
+    /// Mean rating change per player. Every match adds `V` once (to the winner, or `V/2`
+    /// to each for a draw) and `L` once (the two shares sum to 1), so `M` matches among `N`
+    /// players predict `M (V + L) / N` (0 in a zero-sum pool; league-specific bonuses make
+    /// it an estimate).
     pub mean_drift: f64,
-    pub victory_bonus_drift_predicted: f64,
+    pub bonus_drift_predicted: f64,
     pub files: Vec<String>,
 }
 
@@ -131,7 +157,11 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     if options.players < 2 {
         return Err("--players must be at least 2".to_owned());
     }
-    let rules = Config::from_json(&options.config_json).map_err(|e| format!("configuration: {e}"))?;
+    let mut config: Config = serde_json::from_str(&options.config_json).map_err(|e| format!("configuration: {e}"))?;
+    if let Some(initial) = options.initial_rating {
+        config.initial_rating = initial;
+    }
+    let rules = config.validate().map_err(|e| format!("configuration: {e}"))?;
     let start = Instant::now();
     let mut rng = Rng::new(options.seed);
     let skills: Vec<f64> = (0..options.players).map(|_| options.skills.draw(&mut rng)).collect();
@@ -192,7 +222,10 @@ pub fn run(options: &Options) -> Result<Summary, String> {
             }
         }
         for m in &mut batch {
-            let p = logistic(skills[m.a] - skills[m.b], truth_scale);
+            let p = match options.results {
+                Results::Skill => logistic(skills[m.a] - skills[m.b], truth_scale),
+                Results::Coin => 0.5,
+            };
             m.outcome = if rng.unit() < p { Outcome::WIN } else { Outcome::LOSS };
         }
         expected.resize(batch.len(), 0.0);
@@ -259,6 +292,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         matches: options.matches,
         seed: options.seed,
         matchmaker: options.matchmaker,
+        results: options.results,
         skills: options.skills,
         config: serde_json::from_str(&rules.config().to_json()).unwrap_or(serde_json::Value::Null),
         seconds,
@@ -274,7 +308,11 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         mean_rating_initial: initial_mean,
         mean_rating_final: final_mean,
         mean_drift: final_mean - initial_mean,
-        victory_bonus_drift_predicted: options.matches as f64 * rules.config().victory_bonus / options.players as f64,
+        bonus_drift_predicted: if rules.config().zero_sum_total.is_some() {
+            0.0
+        } else {
+            options.matches as f64 * (rules.config().victory_bonus + rules.config().score_share_bonus) / options.players as f64
+        },
         files: [&png_path, &gif_path, &json_path].iter().map(|p| p.display().to_string()).collect(),
     };
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;

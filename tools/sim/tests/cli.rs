@@ -77,10 +77,29 @@ fn victory_bonus_drift_and_matchmaker_run() {
     assert!(ok, "{stderr}");
     let s = summary(Path::new(&out));
     let drift = s["mean_drift"].as_f64().unwrap();
-    let predicted = s["victory_bonus_drift_predicted"].as_f64().unwrap();
+    let predicted = s["bonus_drift_predicted"].as_f64().unwrap();
     assert!((predicted - 100.0).abs() < 1e-9);
     assert!((drift - predicted).abs() < 1e-3, "each match adds V once: drift {drift}, predicted {predicted}");
     assert!(s["matchmaker"].as_bool().unwrap());
+}
+
+#[test]
+fn share_bonus_drifts_too_and_coin_results_ignore_skill() {
+    // Audit finding: the predicted drift counted V only, while L adds drift too.
+    let dir = temp("share-bonus");
+    let config = dir.join("bonus.json");
+    std::fs::write(&config, r#"{"victory_bonus": 1, "score_share_bonus": 3}"#).unwrap();
+    let out = dir.join("run").to_string_lossy().into_owned();
+    let (ok, _, stderr) = elo_sim(&["simulate", "--players", "100", "--matches", "5000", "--seed", "2", "--matchmaker", "off", "--results", "coin", "--initial-rating", "1000", "--config", &config.to_string_lossy(), "--frames", "2", "--out", &out]);
+    assert!(ok, "{stderr}");
+    let s = summary(Path::new(&out));
+    let predicted = s["bonus_drift_predicted"].as_f64().unwrap();
+    assert!((predicted - 200.0).abs() < 1e-9, "5000 matches * (1 + 3) / 100 players: {predicted}");
+    assert!((s["mean_drift"].as_f64().unwrap() - predicted).abs() < 1e-3);
+    assert_eq!(s["results"], "coin");
+    assert!((s["mean_rating_initial"].as_f64().unwrap() - 1000.0).abs() < 1e-9);
+    // Coin flips ignore skill: the ranking says nothing about it.
+    assert!(s["spearman_rating_skill"].as_f64().unwrap().abs() < 0.3, "{}", s["spearman_rating_skill"]);
 }
 
 #[test]

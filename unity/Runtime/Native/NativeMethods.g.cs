@@ -12,7 +12,7 @@ namespace RankingElo.Native
 {
     internal static unsafe partial class NativeMethods
     {
-#if UNITY_IOS && !UNITY_EDITOR
+#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR
         const string __DllName = "__Internal";
 #else
         const string __DllName = "ranking_elo";
@@ -29,6 +29,16 @@ namespace RankingElo.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_version", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern byte* elo_version();
+
+        /// <summary>
+        ///  The engine's build id as a NUL-terminated string of 32 lowercase hex digits with static
+        ///  lifetime: a hash of the engine's source, its locked dependencies and its build settings.
+        ///  Binaries built from the same source report the same id on every platform; the Unity
+        ///  package's tests use it to refuse prebuilt binaries older than the source. Never NULL; do
+        ///  not free it.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_build_id", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern byte* elo_build_id();
 
         /// <summary>
         ///  The code of the last failure on the calling thread, or `ELO_RESULT_OK` if no call on
@@ -369,7 +379,9 @@ namespace RankingElo.Native
 
         /// <summary>
         ///  [`elo_pool_apply`] with each result given as the points both players scored
-        ///  (`S_A = P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused).
+        ///  (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
+        ///  configuration's `points_k_term` chooses the score of the K term (the share, or the
+        ///  result); the share feeds `L`, the result `V` (SPEC 2 and 3).
         ///
         ///  # Safety
         ///  As [`elo_pool_apply`].
@@ -534,7 +546,8 @@ namespace RankingElo.Native
         ///  Forms up to `capacity` pairs at time `now` and removes them from the queue: the ids
         ///  go to `out_player_a[i]` and `out_player_b[i]` (the longer-waiting player first) and
         ///  the number of pairs to `*out_pairs`. Longest-waiting players are served first; no
-        ///  player is in two pairs; the same seed and calls give the same pairs.
+        ///  player is in two pairs; the same seed and calls give the same pairs. The two arrays
+        ///  must not overlap (`ELO_RESULT_OVERLAPPING_BUFFERS`).
         ///
         ///  # Safety
         ///  `matchmaker` must be a live handle; the two arrays valid for `capacity` writes.
@@ -704,6 +717,16 @@ namespace RankingElo.Native
         ///  A player id is already waiting in the matchmaker.
         /// </summary>
         DuplicateId = 18,
+        /// <summary>
+        ///  A finite number is outside its documented range (a rating beyond ±1e15, a K, `L`
+        ///  or `V` above 1e6).
+        /// </summary>
+        OutOfRange = 19,
+        /// <summary>
+        ///  An argument is invalid in a way no other code names (for example a path that does
+        ///  not name a file).
+        /// </summary>
+        InvalidArgument = 20,
         /// <summary>
         ///  A Rust panic was caught at the boundary (a bug: please report it).
         /// </summary>

@@ -35,6 +35,7 @@ namespace RankingElo.Samples
         private readonly ulong[] pairB;
         private RatingPool pool;
         private Matchmaker queue;
+        private int idleLimit;
         private Random random;
         private double clock;
 
@@ -112,6 +113,10 @@ namespace RankingElo.Samples
             var settings = MatchmakerSettings.Default;
             settings.Seed = (ulong)seed;
             queue = new Matchmaker(settings);
+            // Once every waiting player's window is at its widest, waiting longer forms no
+            // new pair (ratings do not change while players wait).
+            double widening = settings.GrowthPerSecond > 0 ? (settings.MaxDistance - settings.InitialDistance) / settings.GrowthPerSecond : 0;
+            idleLimit = (int)Math.Min(Math.Ceiling(widening), 3600.0) + 1;
             random = new Random(seed + 1);
             clock = 0.0;
             MatchesPlayed = 0;
@@ -119,23 +124,32 @@ namespace RankingElo.Samples
         }
 
         /// <summary>Plays one match: the matchmaker forms a pair, the result is drawn from the true skills.</summary>
-        public void PlayMatch()
+        /// <returns>Whether a match was played.</returns>
+        public bool PlayMatch()
         {
-            PlayMatches(1);
+            return PlayMatches(1) == 1;
         }
 
-        /// <summary>Plays <paramref name="count"/> matches, ticking the matchmaker one simulated second at a time.</summary>
+        /// <summary>
+        /// Plays up to <paramref name="count"/> matches, ticking the matchmaker one simulated
+        /// second at a time. Stops early when no pair can be formed any more (every waiting
+        /// player's window is at its widest and nobody is in reach, for example two players
+        /// whose ratings drifted apart), so a caller's frame never hangs.
+        /// </summary>
         /// <param name="count">How many.</param>
-        public void PlayMatches(int count)
+        /// <returns>The number of matches played (fewer than asked when nobody can meet).</returns>
+        public int PlayMatches(int count)
         {
-            int played = 0;
-            while (played < count)
+            int played = 0, idle = 0;
+            while (played < count && idle <= idleLimit)
             {
-                int pairs = queue.Tick(clock, pairA, pairB, count - played);
+                int pairs = queue.Tick(clock, pairA, pairB, Math.Min(count - played, pairA.Length));
                 if (pairs > 0) Play(pairs);
                 played += pairs;
+                idle = pairs > 0 ? 0 : idle + 1;
                 clock += 1.0;
             }
+            return played;
         }
 
         private void Play(int pairs)

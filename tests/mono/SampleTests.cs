@@ -1,0 +1,51 @@
+// NUnit tests of the League Demo sample's simulation code on Mono. They live outside the
+// Unity package because the sample (Samples~) is not referenced by the package's test
+// assembly inside Unity; `cargo xtask test` compiles them with the sample's Population.cs.
+using NUnit.Framework;
+using RankingElo.Samples;
+
+namespace RankingElo.Tests.Mono
+{
+    /// <summary>Tests of <see cref="Population"/>.</summary>
+    public class SampleTests
+    {
+        /// <summary>
+        /// Audit finding: with two players whose ratings drift apart further than the widest
+        /// matchmaking window, no pair can ever form; PlayMatches looped forever (seeds 2, 3,
+        /// 4 reproduced it), hanging the Editor. It must return with what it could play.
+        /// </summary>
+        [TestCase(2)]
+        [TestCase(3)]
+        [TestCase(4)]
+        public void PlayMatchesReturnsWhenNobodyCanMeet(int seed)
+        {
+            var population = new Population(2, seed);
+            try
+            {
+                int played = population.PlayMatches(5000);
+                Assert.That(played, Is.LessThan(5000), "the two players' ratings should drift out of reach");
+                Assert.That(played, Is.EqualTo(population.MatchesPlayed));
+                Assert.That(population.PlayMatch(), Is.False, "nobody can meet any more");
+            }
+            finally
+            {
+                population.Dispose();
+            }
+        }
+
+        /// <summary>A large population plays every match asked for.</summary>
+        [Test]
+        public void PlayMatchesPlaysAllWhenPairsForm()
+        {
+            var population = new Population(100, 1);
+            try
+            {
+                Assert.That(population.PlayMatches(500), Is.EqualTo(500));
+            }
+            finally
+            {
+                population.Dispose();
+            }
+        }
+    }
+}

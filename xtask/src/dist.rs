@@ -1,0 +1,295 @@
+//! `cargo xtask dist`: builds the engine for every platform the Unity package ships, on
+//! this (Linux x86-64) machine, and writes the binaries with their import settings into
+//! `unity/Runtime/Plugins/<Platform>/<cpu>/`, then the UPM tarball into `target/dist/`.
+//!
+//! One compiler for every binary: Debian's `rustc-web` (pinned below) with its standard
+//! library's source, built per target with `-Zbuild-std` (`RUSTC_BOOTSTRAP=1`), so that no
+//! prebuilt standard library has to be downloaded. Linkers: zig through `cargo-zigbuild`
+//! (Linux with a glibc 2.17 floor, macOS), MinGW-w64 (Windows). Static libraries (iOS,
+//! Android, WebGL) need no linker and are built alone (`--crate-type staticlib`).
+//!
+//! What this file says is part of the engine's build id (see `build.rs`): changing a flag
+//! here makes the tests ask for a new `cargo xtask dist`.
+
+use std::path::{Path, PathBuf};
+
+use crate::root;
+use crate::tools::{ensure, has, Step};
+
+/// The compiler every binary is built with (Debian's `rustc-web`).
+const RUSTC: &str = "/usr/bin/rustc";
+/// Its cargo.
+const CARGO: &str = "/usr/bin/cargo";
+/// The version `RUSTC` must report.
+const RUSTC_VERSION: &str = "rustc 1.96.0";
+/// `cargo-zigbuild` from crates.io.
+const ZIGBUILD_VERSION: &str = "0.24.1";
+/// `ziglang` from PyPI (zig as a linker for Linux and macOS).
+const ZIG_VERSION: &str = "0.17.1";
+/// Oldest macOS the Intel slice supports (Unity 2021.3's Editor and players need 10.13).
+const MACOS_X86_64_MIN: &str = "10.13";
+/// Oldest macOS the Apple-silicon slice supports (the first macOS on Apple silicon).
+const MACOS_ARM64_MIN: &str = "11.0";
+/// Oldest iOS (Unity 2021.3 and later support iOS 12 and newer).
+const IOS_MIN: &str = "12.0";
+/// The glibc floor of the Linux libraries (Unity's Linux Editor supports Ubuntu 18.04+
+/// and older enterprise distributions; 2.17 is CentOS 7's).
+const GLIBC_FLOOR: &str = "2.17";
+/// Debian packages the builds need.
+pub const DIST_PACKAGES: [&str; 6] = ["rustc-web", "cargo-web", "rust-web-src", "gcc-mingw-w64-x86-64", "llvm-22", "python3-pip"];
+
+/// How a platform's binary is linked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// A shared library linked by zig (`cargo-zigbuild`).
+    ZigShared,
+    /// A shared library linked by MinGW-w64.
+    MingwShared,
+    /// A static library (no linker).
+    Static,
+}
+
+/// One binary of the Unity package.
+#[derive(Clone, Copy, Debug)]
+pub struct Platform {
+    /// Folder under `unity/Runtime/Plugins`.
+    pub folder: &'static str,
+    /// File name of the binary.
+    pub file: &'static str,
+    /// Rust targets (two for the universal macOS library, merged with `lipo`).
+    pub targets: &'static [&'static str],
+    /// How it is linked.
+    pub kind: Kind,
+}
+
+/// Every binary the package ships.
+pub const PLATFORMS: [Platform; 9] = [
+    Platform { folder: "Linux/x86_64", file: "libranking_elo.so", targets: &["x86_64-unknown-linux-gnu"], kind: Kind::ZigShared },
+    Platform { folder: "Linux/arm64", file: "libranking_elo.so", targets: &["aarch64-unknown-linux-gnu"], kind: Kind::ZigShared },
+    Platform { folder: "Windows/x86_64", file: "ranking_elo.dll", targets: &["x86_64-pc-windows-gnu"], kind: Kind::MingwShared },
+    Platform { folder: "macOS/universal", file: "libranking_elo.dylib", targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"], kind: Kind::ZigShared },
+    Platform { folder: "iOS/arm64", file: "libranking_elo.a", targets: &["aarch64-apple-ios"], kind: Kind::Static },
+    Platform { folder: "Android/arm64-v8a", file: "libranking_elo.a", targets: &["aarch64-linux-android"], kind: Kind::Static },
+    Platform { folder: "Android/armeabi-v7a", file: "libranking_elo.a", targets: &["armv7-linux-androideabi"], kind: Kind::Static },
+    Platform { folder: "Android/x86_64", file: "libranking_elo.a", targets: &["x86_64-linux-android"], kind: Kind::Static },
+    Platform { folder: "WebGL", file: "libranking_elo.a", targets: &["wasm32-unknown-emscripten"], kind: Kind::Static },
+];
+
+impl Platform {
+    /// Path of the binary in the repository.
+    pub fn path(&self) -> PathBuf {
+        root().join("unity/Runtime/Plugins").join(self.folder).join(self.file)
+    }
+}
+
+/// `cargo xtask dist [platform folder…]`: builds every platform (or the named ones).
+pub fn dist(only: &[String]) -> Result<(), String> {
+    ensure_dist_tools()?;
+    let started = std::time::Instant::now();
+    let selected: Vec<Platform> = PLATFORMS
+        .into_iter()
+        .filter(|p| only.is_empty() || only.iter().any(|name| name == p.folder))
+        .collect();
+    if selected.is_empty() {
+        let known: Vec<&str> = PLATFORMS.iter().map(|p| p.folder).collect();
+        return Err(format!("no platform matches {only:?}; known: {}", known.join(", ")));
+    }
+    for platform in &selected {
+        let built = build(platform)?;
+        let target = platform.path();
+        std::fs::create_dir_all(target.parent().expect("plugin path has a folder")).map_err(|e| e.to_string())?;
+        std::fs::copy(&built, &target).map_err(|e| format!("copy {}: {e}", built.display()))?;
+        crate::plugin_meta::write(platform)?;
+        println!("==> {} ({} bytes)", target.strip_prefix(root()).unwrap_or(&target).display(), file_size(&target));
+    }
+    let tarball = package_tarball()?;
+    println!("==> {}", tarball.display());
+    println!("==> dist took {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Installs what the builds need: Debian's toolchain and MinGW, zig from PyPI and
+/// cargo-zigbuild from crates.io, at the pinned versions.
+fn ensure_dist_tools() -> Result<(), String> {
+    ensure(RUSTC, &DIST_PACKAGES, "install Debian's rustc-web, cargo-web and rust-web-src (bookworm-updates)")?;
+    ensure("x86_64-w64-mingw32-gcc", &DIST_PACKAGES, "install gcc-mingw-w64-x86-64")?;
+    ensure("llvm-lipo-22", &DIST_PACKAGES, "install llvm-22")?;
+    let version = std::process::Command::new(RUSTC)
+        .arg("--version")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        .unwrap_or_default();
+    if !version.starts_with(RUSTC_VERSION) {
+        return Err(format!("{RUSTC} is `{}`, the binaries are built with {RUSTC_VERSION}", version.trim()));
+    }
+    let zig_ok = std::process::Command::new("python3")
+        .args(["-m", "ziglang", "version"])
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == ZIG_VERSION)
+        .unwrap_or(false);
+    if !zig_ok {
+        Step::new("install zig (PyPI ziglang)", "python3")
+            .args(["-m", "pip", "install", "--quiet", &format!("ziglang=={ZIG_VERSION}")])
+            .run()?;
+    }
+    let zigbuild_ok = std::process::Command::new(zigbuild())
+        .arg("--version")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).contains(ZIGBUILD_VERSION))
+        .unwrap_or(false);
+    if !zigbuild_ok {
+        Step::new("install cargo-zigbuild", "cargo")
+            .args(["install", "--locked", "cargo-zigbuild", "--version", ZIGBUILD_VERSION])
+            .run()?;
+    }
+    if !has("tar") {
+        return Err("`tar` is missing".to_owned());
+    }
+    Ok(())
+}
+
+/// `cargo-zigbuild` as cargo installs it.
+fn zigbuild() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_default();
+    let installed = home.join("bin/cargo-zigbuild");
+    if installed.is_file() {
+        installed
+    } else {
+        PathBuf::from("cargo-zigbuild")
+    }
+}
+
+/// Where the dist builds go (kept apart from the host builds: another compiler).
+fn target_dir() -> PathBuf {
+    root().join("target/dist")
+}
+
+/// Builds one platform; returns the path of the finished binary.
+fn build(platform: &Platform) -> Result<PathBuf, String> {
+    let mut slices = Vec::new();
+    for target in platform.targets {
+        slices.push(build_target(platform, target)?);
+    }
+    match (platform.kind, slices.as_slice()) {
+        (_, [one]) => Ok(one.clone()),
+        (Kind::ZigShared, [arm, intel]) => {
+            let out = target_dir().join(format!("universal-{}", platform.file));
+            Step::new("lipo (macOS universal)", "llvm-lipo-22")
+                .args(["-create", "-output"])
+                .arg(&out)
+                .arg(arm)
+                .arg(intel)
+                .run()?;
+            Ok(out)
+        }
+        _ => Err(format!("{}: cannot combine {} slices", platform.folder, slices.len())),
+    }
+}
+
+/// Builds the library for one Rust target with the pinned compiler.
+fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
+    let (crate_type, zig_target) = match platform.kind {
+        Kind::Static => ("staticlib", target.to_owned()),
+        Kind::MingwShared => ("cdylib", target.to_owned()),
+        Kind::ZigShared if target.contains("linux") => ("cdylib", format!("{target}.{GLIBC_FLOOR}")),
+        Kind::ZigShared => ("cdylib", target.to_owned()),
+    };
+    let program: PathBuf = if platform.kind == Kind::ZigShared { zigbuild() } else { PathBuf::from(CARGO) };
+    let mut rustflags = vec!["-Cdebuginfo=0".to_owned()];
+    let mut step = Step::new(&format!("build {target} ({crate_type})"), &program)
+        .args(["rustc", "--release", "--package", "ranking-elo", "--lib", "--crate-type", crate_type, "--target", &zig_target])
+        .args(["-Zbuild-std=std,panic_unwind", "--target-dir"])
+        .arg(target_dir())
+        .env("RUSTC", RUSTC)
+        .env("CARGO", CARGO)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("MACOSX_DEPLOYMENT_TARGET", if target.starts_with("x86_64") { MACOS_X86_64_MIN } else { MACOS_ARM64_MIN })
+        .env("IPHONEOS_DEPLOYMENT_TARGET", IOS_MIN)
+        // The generated header and C# file are written by the host build only.
+        .env("RANKING_ELO_FREEZE_GENERATED", "1")
+        .env("PATH", dist_path());
+    match platform.kind {
+        Kind::MingwShared => {
+            step = step.env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", "x86_64-w64-mingw32-gcc");
+            // No libgcc or winpthread DLLs beside the plugin.
+            rustflags.push("-Ctarget-feature=+crt-static".to_owned());
+            rustflags.push("-Clink-arg=-static".to_owned());
+        }
+        Kind::ZigShared if target.contains("apple") => {
+            // Unity loads the plugin by path; `@rpath` is the conventional install name.
+            rustflags.push("-Clink-arg=-Wl,-install_name,@rpath/libranking_elo.dylib".to_owned());
+            // rustc strips Mach-O with an external tool this toolchain lacks: leave the
+            // symbol table to the linker instead (`-x` drops local symbols, `-S` debug
+            // notes), which keeps the linker's ad-hoc code signature valid.
+            step = step.env("CARGO_PROFILE_RELEASE_STRIP", "false");
+            rustflags.push("-Clink-arg=-Wl,-x".to_owned());
+            rustflags.push("-Clink-arg=-Wl,-S".to_owned());
+            rustflags.push("-Clink-arg=-Wl,-dead_strip".to_owned());
+        }
+        Kind::ZigShared => {}
+        Kind::Static => {
+            // Nothing to strip at link time: the archive keeps its symbol table for the
+            // final link (Xcode, Gradle/IL2CPP, Emscripten).
+            step = step.env("CARGO_PROFILE_RELEASE_STRIP", "false");
+        }
+    }
+    if target.contains("android") && platform.kind != Kind::Static {
+        rustflags.push("-Clink-arg=-Wl,-z,max-page-size=16384".to_owned());
+    }
+    step.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}")).run()?;
+    let name = match (crate_type, target.contains("windows")) {
+        ("cdylib", true) => "ranking_elo.dll".to_owned(),
+        ("cdylib", false) if target.contains("apple") => "libranking_elo.dylib".to_owned(),
+        ("cdylib", false) => "libranking_elo.so".to_owned(),
+        _ => "libranking_elo.a".to_owned(),
+    };
+    let built = target_dir().join(target).join("release").join(name);
+    if built.is_file() {
+        Ok(built)
+    } else {
+        Err(format!("{target}: {} was not produced", built.display()))
+    }
+}
+
+/// PATH for the dist builds: Debian's toolchain before rustup's, zig's folder (from PyPI).
+fn dist_path() -> String {
+    let zig_dir = std::process::Command::new("python3")
+        .args(["-c", "import ziglang, os; print(os.path.dirname(ziglang.__file__))"])
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let rest = std::env::var("PATH").unwrap_or_default();
+    format!("/usr/bin:{zig_dir}:{rest}")
+}
+
+/// Writes `target/dist/<name>-<version>.tgz`: the Unity package as npm packs it (files
+/// under `package/`), installable with "Add package from tarball". Deterministic: sorted
+/// names, fixed times and owners.
+pub fn package_tarball() -> Result<PathBuf, String> {
+    let manifest = std::fs::read_to_string(root().join("unity/package.json")).map_err(|e| e.to_string())?;
+    let field = |name: &str| -> Result<String, String> {
+        let key = format!("\"{name}\"");
+        let at = manifest.find(&key).ok_or(format!("package.json has no {name}"))? + key.len();
+        let rest = &manifest[at..];
+        let start = rest.find('"').ok_or("bad package.json")? + 1;
+        let end = rest[start..].find('"').ok_or("bad package.json")? + start;
+        Ok(rest[start..end].to_owned())
+    };
+    let out = target_dir().join(format!("{}-{}.tgz", field("name")?, field("version")?));
+    std::fs::create_dir_all(target_dir()).map_err(|e| e.to_string())?;
+    Step::new("UPM tarball", "tar")
+        .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--transform=s,^unity,package,"])
+        .args(["--exclude=*.tmp", "-czf"])
+        .arg(&out)
+        .arg("unity")
+        .env("GZIP", "-n")
+        .run()?;
+    Ok(out)
+}
