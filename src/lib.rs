@@ -21,6 +21,13 @@
 //! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
 //! ([`Rules::streak_multiplier`]) and the configuration ([`config`]).
 //!
+//! ## Valid ranges
+//!
+//! Every input and setting has a documented range (ratings within ±[`error::MAX_RATING`],
+//! K, `L` and `V` at most [`error::MAX_FACTOR`], …; the repository's `docs/ranges.md` lists
+//! them all), checked at every entry point, so a call that succeeds always returns finite
+//! ratings.
+//!
 //! ## Determinism
 //!
 //! Ratings are stored as `f32`; all arithmetic is `f64` with IEEE-754 basic operations

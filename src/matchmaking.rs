@@ -54,7 +54,7 @@ const NONE: u32 = u32::MAX;
 /// How far a scan walks in each direction before giving up on finding more candidates.
 const SCAN_LIMIT: usize = 64;
 
-/// The largest accepted `candidates`: a scan finds at most [`SCAN_LIMIT`] opponents on each
+/// The largest accepted `candidates`: a scan finds at most 64 opponents on each
 /// side, so more could never be chosen among (and a larger value would only size buffers).
 pub const MAX_CANDIDATES: u32 = 2 * SCAN_LIMIT as u32;
 

@@ -229,7 +229,21 @@ impl Pool {
     /// rating, except in a zero-sum pool (SPEC 7): players created in an empty pool start
     /// at `T / N`, and players added later at the pool's mean rating; everybody is then
     /// shifted equally so that the total is `T` again.
+    ///
+    /// # Panics
+    /// When the memory for `count` players cannot be had, as any `Vec` growth;
+    /// [`Self::try_add_players`] reports that instead.
     pub fn add_players(&mut self, count: usize) -> usize {
+        self.try_add_players(count).unwrap_or_else(|error| panic!("adding {count} players: {error}"))
+    }
+
+    /// [`Self::add_players`], reporting a failed allocation (a count too large for the
+    /// memory) instead of aborting; nothing is added then.
+    ///
+    /// # Errors
+    /// The memory for `count` more players cannot be reserved.
+    pub fn try_add_players(&mut self, count: usize) -> Result<usize, std::collections::TryReserveError> {
+        self.players.try_reserve_exact(count)?;
         let first = self.players.len();
         let rating = match self.rules.config.zero_sum_total {
             Some(total) if first == 0 && count > 0 => (total / (count as f64)) as f32,
@@ -241,7 +255,7 @@ impl Pool {
             self.push(template);
         }
         self.rebalance();
-        first
+        Ok(first)
     }
 
     /// Adds players with given state (ratings must be finite); returns the index of the
@@ -482,8 +496,8 @@ impl Pool {
         }
     }
 
-    /// Sum of all current ratings: the exact sum of the stored ratings (see
-    /// [`RatingSum`]: exact for every rating of magnitude `2^-17` or more), rounded once to
+    /// Sum of all current ratings: the exact sum of the stored ratings (128-bit fixed point
+    /// with 40 fraction bits: exact for every rating of magnitude `2^-17` or more), rounded once to
     /// `f64`, plus `N` times the zero-sum offset. Without zero-sum the offset is 0 and this
     /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
     /// it is the configured total up to the rounding of the offset.

@@ -98,6 +98,13 @@ struct SaveIn<'a> {
     pool: &'a RawValue,
 }
 
+/// The `checksum` field for a save whose `pool` value is exactly `payload` (16 lowercase
+/// hex digits of its FNV-1a hash); for tools and fuzzers that build saves by hand.
+#[must_use]
+pub fn checksum(payload: &str) -> String {
+    format!("{:016x}", fnv1a(payload.as_bytes()))
+}
+
 /// FNV-1a, 64 bits: a fixed, dependency-free checksum.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))

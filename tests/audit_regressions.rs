@@ -11,30 +11,12 @@ use ranking_elo::pool::{Match, Pool};
 use ranking_elo::{Config, Outcome};
 
 mod common;
-use common::{ffi_config as config, last_message, SplitMix};
+use common::{ffi_config as config, ffi_pool as pool_with, ffi_ratings as ratings, last_message, SplitMix};
 
 fn try_config(json: &str) -> (EloResult, *mut EloConfig) {
     let mut handle = null_mut();
     let code = unsafe { elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) };
     (code, handle)
-}
-
-fn pool_with(json: &str, players: i32) -> *mut EloPool {
-    let cfg = config(json);
-    let mut pool = null_mut();
-    assert_eq!(unsafe { elo_pool_new(cfg, &mut pool) }, EloResult::Ok);
-    unsafe { elo_config_free(cfg) };
-    let mut first = -1;
-    assert_eq!(unsafe { elo_pool_add_players(pool, players, &mut first) }, EloResult::Ok);
-    pool
-}
-
-fn ratings(pool: *const EloPool) -> Vec<f32> {
-    let mut len = 0;
-    assert_eq!(unsafe { elo_pool_len(pool, &mut len) }, EloResult::Ok);
-    let mut out = vec![0.0; len as usize];
-    assert_eq!(unsafe { elo_pool_get_ratings(pool, 0, len, out.as_mut_ptr()) }, EloResult::Ok);
-    out
 }
 
 fn total(pool: *const EloPool) -> f64 {
@@ -81,6 +63,13 @@ fn save_call(pool: *mut EloPool, path: &str) -> EloResult {
 /// tick allocated 64 GB and aborted the process.
 #[test]
 fn matchmaker_counts_that_size_buffers_are_bounded() {
+    // A pool asked for more players than memory holds refuses instead of aborting.
+    let pool = pool_with("{}", 1);
+    let mut first = -1;
+    assert_eq!(unsafe { elo_pool_add_players(pool, i32::MAX - 1, &mut first) }, EloResult::InvalidLength, "{}", last_message());
+    assert_eq!((first, ratings(pool).len()), (-1, 1));
+    unsafe { elo_pool_free(pool) };
+
     let mut queue = null_mut();
     assert_eq!(unsafe { elo_matchmaker_new(100.0, 10.0, 400.0, i32::MAX, 1, &mut queue) }, EloResult::InvalidConfig);
     assert!(last_message().contains("candidates"), "{}", last_message());

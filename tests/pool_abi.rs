@@ -6,26 +6,7 @@ use std::ptr::{null, null_mut};
 use ranking_elo::ffi::*;
 
 mod common;
-use common::{ffi_config as config, last_message};
-
-fn pool_with(json: &str, players: i32) -> *mut EloPool {
-    let cfg = config(json);
-    let mut pool = null_mut();
-    assert_eq!(unsafe { elo_pool_new(cfg, &mut pool) }, EloResult::Ok);
-    unsafe { elo_config_free(cfg) };
-    let mut first = -1;
-    assert_eq!(unsafe { elo_pool_add_players(pool, players, &mut first) }, EloResult::Ok);
-    assert_eq!(first, 0);
-    pool
-}
-
-fn ratings(pool: *const EloPool) -> Vec<f32> {
-    let mut len = 0;
-    assert_eq!(unsafe { elo_pool_len(pool, &mut len) }, EloResult::Ok);
-    let mut out = vec![0.0; len as usize];
-    assert_eq!(unsafe { elo_pool_get_ratings(pool, 0, len, out.as_mut_ptr()) }, EloResult::Ok);
-    out
-}
+use common::{ffi_config as config, ffi_pool as pool_with, ffi_ratings as ratings, last_message};
 
 #[test]
 fn bad_matches_are_refused_with_their_position_and_change_nothing() {

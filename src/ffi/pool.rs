@@ -90,7 +90,10 @@ pub unsafe extern "C" fn elo_pool_add_players(pool: *mut EloPool, count: i32, ou
         if pool.len() + count > i32::MAX as usize {
             return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
         }
-        *out = count_out(pool.add_players(count));
+        let first = pool.try_add_players(count).map_err(|error| {
+            FfiError::new(EloResult::InvalidLength, format!("count {count}: the memory for that many players cannot be had ({error})"))
+        })?;
+        *out = count_out(first);
         Ok(())
     })
 }
@@ -265,13 +268,13 @@ pub unsafe extern "C" fn elo_pool_apply_points(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        let points_a_slice = unsafe { arg_slice(points_a, n, "points_a")? };
-        let points_b_slice = unsafe { arg_slice(points_b, n, "points_b")? };
+        let scored_a = unsafe { arg_slice(points_a, n, "points_a")? };
+        let scored_b = unsafe { arg_slice(points_b, n, "points_b")? };
         let inputs = [region(player_a, n), region(player_b, n), region(points_a, n), region(points_b, n)];
         unsafe {
             apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |rules| {
                 read_matches(player_a, player_b, n, |i| {
-                    rules.outcome_from_points(f64::from(points_a_slice[i]), f64::from(points_b_slice[i])).map_err(|error| {
+                    rules.outcome_from_points(f64::from(scored_a[i]), f64::from(scored_b[i])).map_err(|error| {
                         let inner = FfiError::from(error);
                         FfiError::new(inner.code, format!("matches[{i}]: {}; nothing was applied", inner.message))
                     })

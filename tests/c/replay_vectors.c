@@ -137,8 +137,8 @@ static void sweep(void) {
         "{}",
         "{\"rounding\":\"truncate\",\"streak_alpha\":0.25,\"k_policy\":{\"policy\":\"fide\"}}",
         "{\"expected_score\":{\"model\":\"normal\"},\"zero_sum_total\":96000}",
-        "{\"expected_score\":{\"model\":\"linear\",\"k\":0.002},\"k_policy\":{\"policy\":\"league\"},\"k_combine\":\"average\","
-        "\"leagues\":[{\"name\":\"Bronze\",\"min_rating\":0,\"k\":200},{\"name\":\"Silver\",\"min_rating\":100,\"k\":150,\"victory_bonus\":2}]}",
+        ("{\"expected_score\":{\"model\":\"linear\",\"k\":0.002},\"k_policy\":{\"policy\":\"league\"},\"k_combine\":\"average\","
+         "\"leagues\":[{\"name\":\"Bronze\",\"min_rating\":0,\"k\":200},{\"name\":\"Silver\",\"min_rating\":100,\"k\":150,\"victory_bonus\":2}]}"),
     };
     static int32_t a[SWEEP_MATCHES], b[SWEEP_MATCHES];
     static float score[SWEEP_MATCHES], delta_a[SWEEP_MATCHES], delta_b[SWEEP_MATCHES], expected[SWEEP_MATCHES];

@@ -301,6 +301,81 @@ static void test_pool_and_matchmaker(void) {
     elo_matchmaker_free(queue);
 }
 
+/* Regressions of the defects an outside audit found (issue 10). */
+static void test_audit_regressions(void) {
+    /* 1: a count that sizes a buffer is bounded (INT32_MAX candidates aborted the process). */
+    EloMatchmaker *queue = NULL;
+    CHECK_CODE(elo_matchmaker_new(100.0, 10.0, 400.0, INT32_MAX, 1, &queue), ELO_RESULT_INVALID_CONFIG);
+    CHECK(queue == NULL);
+
+    /* 2: settings that could overflow are refused; extreme inputs are refused, not inf. */
+    static const char *const huge[] = {
+        "{\"k_policy\":{\"policy\":\"constant\",\"k\":1e300}}",
+        "{\"zero_sum_total\":1e300}",
+        "{\"victory_bonus\":1e78}",
+        "{\"expected_score\":{\"model\":\"logistic\",\"c\":1e-320}}",
+        "{\"expected_score\":{\"model\":\"normal\",\"beta\":1e-320}}",
+        "{\"zero_sum_total\":1000,\"min_rating\":0}",
+        "[{\"model\":\"linear\",\"k\":0.5},5]",
+    };
+    static const EloResult huge_codes[] = {
+        ELO_RESULT_INVALID_CONFIG, ELO_RESULT_INVALID_CONFIG, ELO_RESULT_INVALID_CONFIG, ELO_RESULT_INVALID_CONFIG,
+        ELO_RESULT_INVALID_CONFIG, ELO_RESULT_INVALID_CONFIG, ELO_RESULT_INVALID_JSON,
+    };
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        EloConfig *config = NULL;
+        CHECK_CODE(elo_config_from_json(huge[i], (int32_t)strlen(huge[i]), &config), huge_codes[i]);
+        CHECK(config == NULL);
+    }
+    float a = 0.0f, b = 0.0f;
+    CHECK_CODE(elo_update_player_rankings_score(3e38f, 3e38f, 3.4e38f, 1.0f, &a, &b), ELO_RESULT_OUT_OF_RANGE);
+    CHECK(a == 0.0f && b == 0.0f);
+
+    /* 7: 004's 3:1 win (K 32, L 4, V 2, 1000/1000): the share in the K term by default,
+     * the result with points_k_term = "result"; the loser earns no victory bonus. */
+    EloConfig *share = config_from("{\"score_share_bonus\":4,\"victory_bonus\":2}");
+    EloConfig *result = config_from("{\"score_share_bonus\":4,\"victory_bonus\":2,\"points_k_term\":\"result\"}");
+    CHECK_CODE(elo_rate_points(share, 1000.0f, 1000.0f, 3.0f, 1.0f, &a, &b), ELO_RESULT_OK);
+    CHECK(a == 1013.0f && b == 993.0f);
+    CHECK_CODE(elo_rate_points(result, 1000.0f, 1000.0f, 3.0f, 1.0f, &a, &b), ELO_RESULT_OK);
+    CHECK(a == 1021.0f && b == 985.0f);
+
+    /* 3: the total is the ratings summed after any sets. */
+    EloPool *pool = NULL;
+    CHECK_CODE(elo_pool_new(share, &pool), ELO_RESULT_OK);
+    int32_t first = -1;
+    CHECK_CODE(elo_pool_add_players(pool, 2, &first), ELO_RESULT_OK);
+    EloPlayerState state;
+    CHECK_CODE(elo_pool_get_player(pool, 0, &state), ELO_RESULT_OK);
+    state.rating = 1e30f;
+    CHECK_CODE(elo_pool_set_player(pool, 0, &state), ELO_RESULT_OUT_OF_RANGE);
+    state.rating = 1e15f;
+    CHECK_CODE(elo_pool_set_player(pool, 0, &state), ELO_RESULT_OK);
+    state.rating = 1500.0f;
+    CHECK_CODE(elo_pool_set_player(pool, 0, &state), ELO_RESULT_OK);
+    double total = 0.0;
+    CHECK_CODE(elo_pool_total(pool, &total), ELO_RESULT_OK);
+    CHECK(total == 3000.0);
+
+    /* 6: aliased outputs, paths that name no file. */
+    const int32_t pa[1] = {0}, pb[1] = {1};
+    const float score[1] = {1.0f};
+    float out[2] = {0.0f, 0.0f};
+    CHECK_CODE(elo_pool_apply(pool, pa, pb, score, 1, out, out, NULL), ELO_RESULT_OVERLAPPING_BUFFERS);
+    CHECK_CODE(elo_pool_apply(pool, pa, pb, score, 1, out, out + 1, NULL), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_save_file(pool, "", 0), ELO_RESULT_INVALID_ARGUMENT);
+    CHECK_CODE(elo_pool_save_file(pool, "d/..", 4), ELO_RESULT_INVALID_ARGUMENT);
+    CHECK_CODE(elo_pool_load_file(pool, "/", 1), ELO_RESULT_INVALID_ARGUMENT);
+    CHECK_CODE(elo_matchmaker_new(100.0, 10.0, 400.0, 4, 1, &queue), ELO_RESULT_OK);
+    uint64_t ids[4];
+    int32_t pairs = 0;
+    CHECK_CODE(elo_matchmaker_tick(queue, 0.0, ids, ids, 2, &pairs), ELO_RESULT_OVERLAPPING_BUFFERS);
+    elo_matchmaker_free(queue);
+    elo_pool_free(pool);
+    elo_config_free(share);
+    elo_config_free(result);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -309,6 +384,7 @@ int main(void) {
     test_errors();
     test_json_round_trip();
     test_pool_and_matchmaker();
+    test_audit_regressions();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

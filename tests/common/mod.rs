@@ -47,3 +47,28 @@ pub fn last_message() -> String {
     assert_eq!(buffer[len as usize], 0, "NUL-terminated");
     String::from_utf8(buffer[..len as usize].to_vec()).unwrap_or_default()
 }
+
+/// A pool through the C ABI, rated under the configuration `json`, with `players` new
+/// players.
+#[allow(dead_code)]
+pub fn ffi_pool(json: &str, players: i32) -> *mut ranking_elo::ffi::EloPool {
+    use ranking_elo::ffi::{elo_config_free, elo_pool_add_players, elo_pool_new, EloResult};
+    let cfg = ffi_config(json);
+    let mut pool = std::ptr::null_mut();
+    assert_eq!(unsafe { elo_pool_new(cfg, &mut pool) }, EloResult::Ok);
+    unsafe { elo_config_free(cfg) };
+    let mut first = -1;
+    assert_eq!(unsafe { elo_pool_add_players(pool, players, &mut first) }, EloResult::Ok);
+    pool
+}
+
+/// Every rating of a pool, read through the C ABI.
+#[allow(dead_code)]
+pub fn ffi_ratings(pool: *const ranking_elo::ffi::EloPool) -> Vec<f32> {
+    use ranking_elo::ffi::{elo_pool_get_ratings, elo_pool_len, EloResult};
+    let mut len = 0;
+    assert_eq!(unsafe { elo_pool_len(pool, &mut len) }, EloResult::Ok);
+    let mut out = vec![0.0; len as usize];
+    assert_eq!(unsafe { elo_pool_get_ratings(pool, 0, len, out.as_mut_ptr()) }, EloResult::Ok);
+    out
+}

@@ -166,6 +166,15 @@ namespace RankingElo
         HalfAwayFromZero,
     }
 
+    /// <summary>Which score enters the K term when a result is reported as points (004).</summary>
+    public enum PointsKTerm
+    {
+        /// <summary>The points share P / (P + P_opponent): 004's first way, the default.</summary>
+        Share,
+        /// <summary>The match result (1, 0.5 or 0): 004's extended formula.</summary>
+        Result,
+    }
+
     /// <summary>A league: a rating range with its own K, and optionally its own bonuses.</summary>
     public sealed class League
     {
@@ -228,10 +237,13 @@ namespace RankingElo
         /// <summary>Win-streak penalty alpha; 0 for none.</summary>
         public double StreakAlpha { get; set; }
 
+        /// <summary>Score of the K term for results given as points: the share (default) or the result.</summary>
+        public PointsKTerm PointsKTerm { get; set; }
+
         /// <summary>Score-share bonus L (points share times L).</summary>
         public double ScoreShareBonus { get; set; }
 
-        /// <summary>Victory bonus V (score times V): ratings creep up by about n V / 2 over n matches.</summary>
+        /// <summary>Victory bonus V, paid on the match result (1 a win, 0.5 a draw, 0 a defeat): ratings creep up by about V per match.</summary>
         public double VictoryBonus { get; set; }
 
         /// <summary>Rounding of rating changes.</summary>
@@ -259,6 +271,7 @@ namespace RankingElo
             (KPolicy ?? KPolicy.Constant()).Write(json);
             json.Field("k_combine", KCombine == KCombine.Average ? "average" : "per_player");
             json.Field("streak_alpha", StreakAlpha);
+            json.Field("points_k_term", PointsKTerm == PointsKTerm.Result ? "result" : "share");
             json.Field("score_share_bonus", ScoreShareBonus);
             json.Field("victory_bonus", VictoryBonus);
             json.Field("rounding", Rounding == Rounding.Truncate ? "truncate" : Rounding == Rounding.HalfAwayFromZero ? "half_away_from_zero" : "none");

@@ -46,6 +46,10 @@ namespace RankingElo
         Io = 17,
         /// <summary>A player id is already waiting in the matchmaker.</summary>
         DuplicateId = 18,
+        /// <summary>A finite number is outside its documented range (a rating beyond ±1e15; a K, L or V above 1e6).</summary>
+        OutOfRange = 19,
+        /// <summary>An argument is invalid in a way no other code names (a path that does not name a file).</summary>
+        InvalidArgument = 20,
         /// <summary>An internal error in the native library (please report it).</summary>
         Panic = 99,
     }

@@ -117,7 +117,9 @@ fn runs(host_library: &Path) -> Result<Vec<Run>, String> {
                 "-fwasm-exceptions".into(),
                 "-sNODERAWFS=1".into(),
                 "-sALLOW_MEMORY_GROWTH=1".into(),
-                "-O2".into(),
+                // -O2 would run Emscripten's JS optimizer, which needs node modules the
+                // packaged Node.js does not see; the library itself is already optimized.
+                "-O1".into(),
             ],
             exe: ".js",
             runner: vec!["node".into(), "--no-experimental-fetch".into()],

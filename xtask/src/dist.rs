@@ -286,10 +286,9 @@ pub fn package_tarball() -> Result<PathBuf, String> {
     std::fs::create_dir_all(target_dir()).map_err(|e| e.to_string())?;
     Step::new("UPM tarball", "tar")
         .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--transform=s,^unity,package,"])
-        .args(["--exclude=*.tmp", "-czf"])
+        .args(["--exclude=*.tmp", "--use-compress-program=gzip -n", "-cf"])
         .arg(&out)
         .arg("unity")
-        .env("GZIP", "-n")
         .run()?;
     Ok(out)
 }

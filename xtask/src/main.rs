@@ -10,6 +10,8 @@
 //!   their exports, the C# wrapper's NUnit suite on Mono, and the Unity package checker.
 //! * `cargo xtask dist`: build every platform's binary into the Unity package
 //!   (`unity/Runtime/Plugins`) and the UPM tarball (`target/dist`); see `dist.rs`.
+//! * `cargo xtask fuzz [--seconds N] [target…]`: run the fuzz targets (`fuzz/`, nightly)
+//!   for a bounded time each and keep their corpus; see `fuzz.rs`.
 //! * `cargo xtask stage`: build and stage the library only.
 //! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
 //!   P/Invoke per pair, the batch API).
@@ -19,6 +21,7 @@
 
 mod binaries;
 mod dist;
+mod fuzz;
 mod mono;
 mod plugin_meta;
 mod tools;
@@ -34,13 +37,17 @@ fn main() -> ExitCode {
         "test" => test(),
         "demo" => demo(),
         "stage" => stage().map(|_| Counts::default()),
+        "fuzz" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            fuzz::fuzz(&args).map(|()| Counts::default())
+        }
         "dist" => {
             let only: Vec<String> = std::env::args().skip(2).collect();
             dist::dist(&only).map(|()| Counts::default())
         }
         "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | demo | stage | dist [platform…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -152,6 +159,13 @@ fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
         .arg(shared.display().to_string())
         .run()?;
     counts += Step::new("C test (shared library)", shared.display().to_string())
+        .env("LD_LIBRARY_PATH", library.display().to_string())
+        .run_counted()?;
+    // The same program under valgrind: no invalid access, no definite leak.
+    tools::ensure("valgrind", &["valgrind"], "install valgrind")?;
+    counts += Step::new("C test under valgrind (memcheck)", "valgrind")
+        .args(["-q", "--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite"])
+        .arg(shared.display().to_string())
         .env("LD_LIBRARY_PATH", library.display().to_string())
         .run_counted()?;
 

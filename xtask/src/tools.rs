@@ -73,6 +73,12 @@ impl Step {
         Self { title: title.to_owned(), command }
     }
 
+    /// Runs the command in `dir` instead of the repository root.
+    pub fn current_dir(mut self, dir: &std::path::Path) -> Self {
+        self.command.current_dir(dir);
+        self
+    }
+
     pub fn arg(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
         self.command.arg(arg);
         self

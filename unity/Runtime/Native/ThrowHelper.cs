@@ -36,6 +36,8 @@ namespace RankingElo.Native
                 case EloResult.IndexOutOfRange:
                 case EloResult.InvalidSave:
                 case EloResult.DuplicateId:
+                case EloResult.OutOfRange:
+                case EloResult.InvalidArgument:
                     return new EloArgumentException(error, message);
                 case EloResult.Io:
                     return new EloIOException(error, message);

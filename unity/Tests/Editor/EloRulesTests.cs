@@ -35,6 +35,42 @@ namespace RankingElo.Tests
             }
         }
 
+        /// <summary>004's 3:1 win with K 32, L 4, V 2 from 1000/1000: the share is the K term's
+        /// score by default, the result with <see cref="PointsKTerm.Result"/>; the loser earns no
+        /// victory bonus (SPEC 2 and 3).</summary>
+        [Test]
+        public void PointsFollowSeed004()
+        {
+            var share = new EloSettings { ScoreShareBonus = 4, VictoryBonus = 2 };
+            var result = new EloSettings { ScoreShareBonus = 4, VictoryBonus = 2, PointsKTerm = PointsKTerm.Result };
+            using (var rules = new EloRules(share))
+            {
+                RatingPair pair = rules.RatePoints(1000f, 1000f, 3f, 1f);
+                Assert.AreEqual(1013f, pair.A);
+                Assert.AreEqual(993f, pair.B);
+            }
+            using (var rules = new EloRules(result))
+            {
+                RatingPair pair = rules.RatePoints(1000f, 1000f, 3f, 1f);
+                Assert.AreEqual(1021f, pair.A);
+                Assert.AreEqual(985f, pair.B);
+            }
+        }
+
+        /// <summary>Ratings beyond ±1e15 and settings that could overflow are refused with their own code.</summary>
+        [Test]
+        public void OutOfRangeValuesAreRefused()
+        {
+            using (var rules = new EloRules())
+            {
+                var error = Assert.Throws<EloArgumentException>(() => rules.Rate(1e30f, 1500f, MatchResult.Win));
+                Assert.AreEqual(EloError.OutOfRange, error.Error);
+            }
+            var huge = Assert.Throws<EloArgumentException>(() => new EloRules(new EloSettings { VictoryBonus = 1e78 }));
+            Assert.AreEqual(EloError.InvalidConfig, huge.Error);
+            StringAssert.Contains("victory_bonus", huge.Message);
+        }
+
         [Test]
         public void SettingsRoundTripThroughNativeJson()
         {
