@@ -30,5 +30,16 @@ namespace RankingElo
         {
             if (array != null) RequireLength(array, name, length);
         }
+
+        internal static void RequireSpanLength(int actual, string name, int length)
+        {
+            if (actual != length) throw new EloArgumentException(EloError.InvalidLength, name + " has " + actual + " elements but " + length + " are needed");
+        }
+
+        /// <summary>An optional span output: empty (not wanted) or one element per match.</summary>
+        internal static void RequireOptionalSpanLength(int actual, string name, int length)
+        {
+            if (actual != 0) RequireSpanLength(actual, name, length);
+        }
     }
 }

@@ -89,6 +89,22 @@ namespace RankingElo
         public EloError Error { get; private set; }
     }
 
+    /// <summary>A pool save (text or file) is truncated, corrupted, of another format or version, or inconsistent; the message says what.</summary>
+    [Serializable]
+    public class EloSaveException : Exception
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native result code.</param>
+        /// <param name="message">The engine's message, naming what is wrong with the save.</param>
+        public EloSaveException(EloError error, string message) : base(message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native result code (<see cref="EloError.InvalidSave"/>).</summary>
+        public EloError Error { get; private set; }
+    }
+
     /// <summary>A save file could not be read or written; the message says why.</summary>
     [Serializable]
     public class EloIOException : System.IO.IOException

@@ -129,6 +129,26 @@ namespace RankingElo
             return pairs;
         }
 
+        /// <summary>
+        /// <see cref="Tick(double, ulong[], ulong[], int)"/> into spans (at most the shorter
+        /// one's length in pairs); allocates nothing.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="playerA">Receives the first id of each pair.</param>
+        /// <param name="playerB">Receives the second id of each pair; must not overlap <paramref name="playerA"/>.</param>
+        /// <returns>The number of pairs written.</returns>
+        public unsafe int Tick(double now, Span<ulong> playerA, Span<ulong> playerB)
+        {
+            int capacity = Math.Min(playerA.Length, playerB.Length);
+            int pairs;
+            using (var lease = Lease())
+            fixed (ulong* a = &playerA.GetPinnableReference(), b = &playerB.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_tick(Queue(lease), now, capacity == 0 ? null : a, capacity == 0 ? null : b, capacity, &pairs));
+            }
+            return pairs;
+        }
+
         /// <summary>Whether <see cref="Dispose"/> has been called.</summary>
         public bool IsDisposed
         {

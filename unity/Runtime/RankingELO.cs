@@ -63,6 +63,28 @@ public static class RankingELO
     }
 
     /// <summary>
+    /// New ratings for a whole-number score of player 1: 1 (win) or 0 (loss). Code ported
+    /// from tutorials that pass <c>1</c>/<c>0</c> calls this overload; without it the
+    /// literal <c>0</c> would fit both the <see cref="MatchResult"/> and the <c>float</c>
+    /// overloads (error CS0121).
+    /// </summary>
+    /// <param name="ratingPlayer1">Rating of player 1.</param>
+    /// <param name="ratingPlayer2">Rating of player 2.</param>
+    /// <param name="multiplier">The K factor.</param>
+    /// <param name="scorePlayer1">1 if player 1 won, 0 if it lost.</param>
+    /// <returns><c>x</c>: player 1's new rating, <c>y</c>: player 2's.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="scorePlayer1"/> is neither 0 nor 1.</exception>
+    /// <exception cref="EloArgumentException">A bad rating or multiplier.</exception>
+    public static Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, int scorePlayer1)
+    {
+        if (scorePlayer1 != 0 && scorePlayer1 != 1)
+        {
+            throw new ArgumentOutOfRangeException("scorePlayer1", scorePlayer1, "a whole-number score is 1 (win) or 0 (loss); pass a float for draws and margins");
+        }
+        return UpdatePlayerRankings(ratingPlayer1, ratingPlayer2, multiplier, (float)scorePlayer1);
+    }
+
+    /// <summary>
     /// New ratings for any score of player 1 in [0, 1] (1 win, 0.5 draw, 0 loss, or a
     /// margin such as 0.6 for 3:2), with <c>K = multiplier</c>.
     /// </summary>

@@ -122,10 +122,12 @@ namespace RankingElo
 
         /// <summary>A player's state (current rating, games, streak, flags); setting it replaces the state.</summary>
         /// <param name="index">The player's index.</param>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is negative or not less than <see cref="Count"/>.</exception>
         public unsafe PlayerState this[int index]
         {
             get
             {
+                CheckIndex(index);
                 PlayerState player;
                 using (var lease = Lease())
                 {
@@ -135,10 +137,21 @@ namespace RankingElo
             }
             set
             {
+                CheckIndex(index);
                 using (var lease = Lease())
                 {
                     ThrowHelper.Check(NativeMethods.elo_pool_set_player(Pool(lease), index, (EloPlayerState*)&value));
                 }
+            }
+        }
+
+        /// <summary>Throws <see cref="ArgumentOutOfRangeException"/>, as .NET collections do, for an index outside the pool.</summary>
+        private void CheckIndex(int index)
+        {
+            int count = Count;
+            if ((uint)index >= (uint)count)
+            {
+                throw new ArgumentOutOfRangeException("index", index, "the pool has " + count + " players");
             }
         }
 
@@ -238,6 +251,130 @@ namespace RankingElo
             }
         }
 
+        /// <summary>
+        /// <see cref="Apply(int[], int[], float[], float[], float[], float[])"/> over spans (slices
+        /// of larger buffers, stack memory): allocates nothing. An empty output span means the
+        /// output is not wanted; a non-empty one has one element per match.
+        /// </summary>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="deltaA">Receives A's rating changes, or empty.</param>
+        /// <param name="deltaB">Receives B's rating changes, or empty.</param>
+        /// <param name="expectedA">Receives A's expected scores, or empty.</param>
+        public unsafe void Apply(ReadOnlySpan<int> playerA, ReadOnlySpan<int> playerB, ReadOnlySpan<float> scoreA, Span<float> deltaA, Span<float> deltaB, Span<float> expectedA)
+        {
+            int count = playerA.Length;
+            Arrays.RequireSpanLength(playerB.Length, "playerB", count);
+            Arrays.RequireSpanLength(scoreA.Length, "scoreA", count);
+            Arrays.RequireOptionalSpanLength(deltaA.Length, "deltaA", count);
+            Arrays.RequireOptionalSpanLength(deltaB.Length, "deltaB", count);
+            Arrays.RequireOptionalSpanLength(expectedA.Length, "expectedA", count);
+            if (count == 0) return;
+            using (var lease = Lease())
+            fixed (int* a = &playerA[0], b = &playerB[0])
+            fixed (float* s = &scoreA[0])
+            fixed (float* da = &deltaA.GetPinnableReference(), db = &deltaB.GetPinnableReference(), ea = &expectedA.GetPinnableReference())
+            {
+                // An empty output span is "not wanted": NULL for the engine.
+                ThrowHelper.Check(NativeMethods.elo_pool_apply(Pool(lease), a, b, s, count, deltaA.Length == 0 ? null : da, deltaB.Length == 0 ? null : db, expectedA.Length == 0 ? null : ea));
+            }
+        }
+
+        /// <summary>Applies matches given as spans, without per-match outputs; allocates nothing.</summary>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        public void Apply(ReadOnlySpan<int> playerA, ReadOnlySpan<int> playerB, ReadOnlySpan<float> scoreA)
+        {
+            Apply(playerA, playerB, scoreA, Span<float>.Empty, Span<float>.Empty, Span<float>.Empty);
+        }
+
+        /// <summary>Writes the best players' indices, best first, into <paramref name="indices"/> (at most its length); allocates nothing.</summary>
+        /// <param name="indices">Receives the indices.</param>
+        /// <returns>How many were written (fewer when the pool is smaller).</returns>
+        public int Top(Span<int> indices)
+        {
+            return Extreme(indices, true);
+        }
+
+        /// <summary>Writes the lowest-rated players' indices, lowest first, into <paramref name="indices"/>; allocates nothing.</summary>
+        /// <param name="indices">Receives the indices.</param>
+        /// <returns>How many were written.</returns>
+        public int Bottom(Span<int> indices)
+        {
+            return Extreme(indices, false);
+        }
+
+        private unsafe int Extreme(Span<int> indices, bool best)
+        {
+            int written = 0;
+            if (indices.Length == 0) return 0;
+            using (var lease = Lease())
+            fixed (int* output = &indices[0])
+            {
+                ThrowHelper.Check(best
+                    ? NativeMethods.elo_pool_top(Pool(lease), indices.Length, output, &written)
+                    : NativeMethods.elo_pool_bottom(Pool(lease), indices.Length, output, &written));
+            }
+            return written;
+        }
+
+        /// <summary>Writes the number of players per league (lowest first) into <paramref name="counts"/>; allocates nothing.</summary>
+        /// <param name="counts">Receives one count per league; needs <see cref="LeagueCount"/> elements.</param>
+        /// <returns>The number of leagues written.</returns>
+        /// <exception cref="EloArgumentException"><paramref name="counts"/> is shorter than the number of leagues.</exception>
+        public unsafe int LeagueCounts(Span<int> counts)
+        {
+            int leagues;
+            using (var lease = Lease())
+            fixed (int* output = &counts.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_league_counts(Pool(lease), counts.Length == 0 ? null : output, counts.Length, &leagues));
+            }
+            return leagues;
+        }
+
+        /// <summary>The number of leagues (1 when none are configured): the length <see cref="LeagueCounts(Span{int})"/> needs.</summary>
+        public unsafe int LeagueCount
+        {
+            get
+            {
+                int leagues;
+                using (var lease = Lease())
+                {
+                    NativeMethods.elo_pool_league_counts(Pool(lease), null, 0, &leagues);
+                }
+                return leagues;
+            }
+        }
+
+        /// <summary>Copies the ratings of players <c>start .. start + ratings.Length</c> into a span; allocates nothing.</summary>
+        /// <param name="ratings">Receives the ratings.</param>
+        /// <param name="start">Index of the first player.</param>
+        public unsafe void GetRatings(Span<float> ratings, int start)
+        {
+            if (ratings.Length == 0) return;
+            using (var lease = Lease())
+            fixed (float* output = &ratings[0])
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_get_ratings(Pool(lease), start, ratings.Length, output));
+            }
+        }
+
+        /// <summary>Copies the league indices of players <c>start .. start + leagues.Length</c> into a span; allocates nothing.</summary>
+        /// <param name="leagues">Receives the league indices.</param>
+        /// <param name="start">Index of the first player.</param>
+        public unsafe void GetLeagues(Span<int> leagues, int start)
+        {
+            if (leagues.Length == 0) return;
+            using (var lease = Lease())
+            fixed (int* output = &leagues[0])
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_get_leagues(Pool(lease), start, leagues.Length, output));
+            }
+        }
+
         /// <summary>The best players, best first (equal ratings: lower index first).</summary>
         /// <param name="count">How many at most.</param>
         /// <returns>Their indices.</returns>
@@ -334,7 +471,7 @@ namespace RankingElo
 
         /// <summary>Replaces the whole pool (rules included) with a save; a bad save changes nothing.</summary>
         /// <param name="save">JSON made by <see cref="ToJson"/>.</param>
-        /// <exception cref="EloArgumentException">The save is truncated, corrupted or inconsistent (<see cref="EloError.InvalidSave"/>).</exception>
+        /// <exception cref="EloSaveException">The save is truncated, corrupted or inconsistent.</exception>
         public unsafe void LoadJson(string save)
         {
             if (save == null) throw new ArgumentNullException("save");
@@ -361,15 +498,45 @@ namespace RankingElo
 
         /// <summary>Replaces the pool with the save in a file; a missing, truncated or corrupted file changes nothing.</summary>
         /// <param name="path">The file path.</param>
-        /// <exception cref="EloIOException">The file could not be read.</exception>
-        /// <exception cref="EloArgumentException">The file is not a valid save.</exception>
-        public unsafe void Load(string path)
+        /// <exception cref="EloIOException">The file could not be read (missing, not a regular file).</exception>
+        /// <exception cref="EloSaveException">The file is not a valid save.</exception>
+        /// <exception cref="EloArgumentException">The path does not name a file.</exception>
+        public void Load(string path)
+        {
+            ThrowHelper.Check(LoadFile(path));
+        }
+
+        /// <summary>
+        /// Replaces the pool with the save in a file if it can be read and is valid; otherwise
+        /// leaves the pool as it was and returns false (no exception), for a game that starts a
+        /// new ladder when there is no usable save.
+        /// </summary>
+        /// <param name="path">The file path.</param>
+        /// <param name="error">Why the file was not loaded (the engine's message), or null.</param>
+        /// <returns>Whether the save was loaded.</returns>
+        public bool TryLoad(string path, out string error)
+        {
+            EloResult code = LoadFile(path);
+            error = code == EloResult.Ok ? null : ThrowHelper.LastErrorMessage();
+            return code == EloResult.Ok;
+        }
+
+        /// <summary>As <see cref="TryLoad(string, out string)"/>, without the reason.</summary>
+        /// <param name="path">The file path.</param>
+        /// <returns>Whether the save was loaded.</returns>
+        public bool TryLoad(string path)
+        {
+            string ignored;
+            return TryLoad(path, out ignored);
+        }
+
+        private unsafe EloResult LoadFile(string path)
         {
             byte[] utf8 = PathBytes(path);
             using (var lease = Lease())
             fixed (byte* text = utf8)
             {
-                ThrowHelper.Check(NativeMethods.elo_pool_load_file(Pool(lease), text, utf8.Length));
+                return NativeMethods.elo_pool_load_file(Pool(lease), text, utf8.Length);
             }
         }
 

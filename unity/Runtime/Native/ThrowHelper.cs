@@ -34,11 +34,12 @@ namespace RankingElo.Native
                 case EloResult.InvalidUtf8:
                 case EloResult.SamePlayer:
                 case EloResult.IndexOutOfRange:
-                case EloResult.InvalidSave:
                 case EloResult.DuplicateId:
                 case EloResult.OutOfRange:
                 case EloResult.InvalidArgument:
                     return new EloArgumentException(error, message);
+                case EloResult.InvalidSave:
+                    return new EloSaveException(error, message);
                 case EloResult.Io:
                     return new EloIOException(error, message);
                 case EloResult.KPolicyNeedsPlayerState:

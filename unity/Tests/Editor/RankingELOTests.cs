@@ -13,6 +13,17 @@ namespace RankingElo.Tests
     [TestFixture]
     public class RankingELOTests
     {
+        /// <summary>Tutorial ports that pass 0 or 1 compile (no CS0121 ambiguity) and mean loss or win.</summary>
+        [Test]
+        public void WholeNumberScoresCompileAndMeanLossOrWin()
+        {
+            Vector2 loss = RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, 0);
+            Vector2 win = RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, 1);
+            Assert.AreEqual(Bits(RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, false).x), Bits(loss.x));
+            Assert.AreEqual(Bits(RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, true).y), Bits(win.y));
+            Assert.Throws<ArgumentOutOfRangeException>(() => RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, 2));
+        }
+
         [Test]
         public void TutorialCallsGiveTheSpecReferenceValues()
         {

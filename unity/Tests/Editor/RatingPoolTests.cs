@@ -40,6 +40,43 @@ namespace RankingElo.Tests
             }
         }
 
+        /// <summary>The indexer reports an index outside the pool as .NET collections do.</summary>
+        [Test]
+        public void IndexerThrowsArgumentOutOfRange()
+        {
+            using (RatingPool pool = NewPool(new EloSettings(), 3))
+            {
+                Assert.Throws<ArgumentOutOfRangeException>(() => { PlayerState unused = pool[3]; });
+                Assert.Throws<ArgumentOutOfRangeException>(() => { PlayerState unused = pool[-1]; });
+                Assert.Throws<ArgumentOutOfRangeException>(() => pool[5] = new PlayerState());
+                Assert.AreEqual(1500f, pool[2].Rating);
+            }
+        }
+
+        /// <summary>TryLoad loads a valid save and reports an unusable one without throwing.</summary>
+        [Test]
+        public void TryLoadLoadsValidSaves()
+        {
+            string path = Path.Combine(Path.GetTempPath(), "ranking-elo-try-" + Guid.NewGuid().ToString("N") + ".json");
+            try
+            {
+                using (RatingPool pool = NewPool(new EloSettings(), 5))
+                using (RatingPool other = NewPool(new EloSettings(), 0))
+                {
+                    pool.Apply(0, 1, MatchResult.Win);
+                    pool.Save(path);
+                    string why;
+                    Assert.IsTrue(other.TryLoad(path, out why));
+                    Assert.IsNull(why);
+                    Assert.AreEqual(pool.ToJson(), other.ToJson());
+                }
+            }
+            finally
+            {
+                File.Delete(path);
+            }
+        }
+
         [Test]
         public void BadMatchesChangeNothingAndReportTheirPosition()
         {
@@ -111,7 +148,7 @@ namespace RankingElo.Tests
                     pool.GetRatings(original);
                     copy.GetRatings(restored);
                     for (int i = 0; i < 10; i++) Assert.AreEqual(RankingELOTests.Bits(original[i]), RankingELOTests.Bits(restored[i]));
-                    var truncated = Assert.Throws<EloArgumentException>(() => copy.LoadJson(save.Substring(0, save.Length / 2)));
+                    var truncated = Assert.Throws<EloSaveException>(() => copy.LoadJson(save.Substring(0, save.Length / 2)));
                     Assert.AreEqual(EloError.InvalidSave, truncated.Error);
                     Assert.AreEqual(10, copy.Count);
                 }
@@ -125,8 +162,13 @@ namespace RankingElo.Tests
                         loaded.Load(path);
                         Assert.AreEqual(pool.ToJson(), loaded.ToJson());
                         File.WriteAllText(path, "{\"format\":\"ranking-elo-pool\"");
-                        Assert.AreEqual(EloError.InvalidSave, Assert.Throws<EloArgumentException>(() => loaded.Load(path)).Error);
+                        Assert.AreEqual(EloError.InvalidSave, Assert.Throws<EloSaveException>(() => loaded.Load(path)).Error);
                         Assert.AreEqual(EloError.Io, Assert.Throws<EloIOException>(() => loaded.Load(path + ".missing")).Error);
+                        string why;
+                        Assert.IsFalse(loaded.TryLoad(path, out why));
+                        StringAssert.Contains("invalid pool save", why);
+                        Assert.IsFalse(loaded.TryLoad(path + ".missing"));
+                        Assert.AreEqual(EloError.InvalidArgument, Assert.Throws<EloArgumentException>(() => loaded.Load("")).Error);
                         Assert.AreEqual(10, loaded.Count);
                     }
                 }
