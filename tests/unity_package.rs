@@ -74,8 +74,21 @@ fn manifest_is_a_valid_upm_package() {
         assert!(path.is_dir(), "sample folder {} is missing", path.display());
         assert!(sample["path"].as_str().unwrap().starts_with("Samples~/"));
     }
-    for doc in ["README.md", "CHANGELOG.md", "LICENSE.md"] {
+    for doc in ["README.md", "CHANGELOG.md", "LICENSE.md", "Third Party Notices.md", "Documentation~/index.md"] {
         assert!(package().join(doc).is_file(), "{doc} is missing");
+    }
+    assert_eq!(manifest["license"], "MIT OR Apache-2.0", "SPDX license expression");
+    for url in ["documentationUrl", "changelogUrl", "licensesUrl"] {
+        assert!(manifest[url].as_str().is_some_and(|u| u.starts_with("https://")), "{url}");
+    }
+    // Every crate compiled into the binaries is named in the notices.
+    let notices = fs::read_to_string(package().join("Third Party Notices.md")).unwrap();
+    for crate_name in ["serde_json", "serde_path_to_error", "itoa", "zmij", "memchr", "libc", "Rust standard library"] {
+        assert!(notices.contains(crate_name), "Third Party Notices.md does not name {crate_name}");
+    }
+    let manual = fs::read_to_string(package().join("Documentation~/index.md")).unwrap();
+    for section in ["## Getting started", "## Rules in the Inspector", "## Pools", "## Matchmaking", "## Burst", "## Platforms", "device"] {
+        assert!(manual.contains(section), "the manual has no {section:?}");
     }
 }
 
@@ -89,6 +102,16 @@ fn assembly_definitions_are_set_up() {
     assert_eq!(tests["includePlatforms"], serde_json::json!(["Editor"]));
     assert_eq!(tests["defineConstraints"], serde_json::json!(["UNITY_INCLUDE_TESTS"]));
     assert!(tests["precompiledReferences"].as_array().unwrap().contains(&"nunit.framework.dll".into()));
+    // Play Mode tests run on devices: not Editor-only.
+    let device = json(&package().join("Tests/Runtime/RankingElo.Tests.Runtime.asmdef"));
+    assert_eq!(device["includePlatforms"], serde_json::json!([]));
+    assert_eq!(device["defineConstraints"], serde_json::json!(["UNITY_INCLUDE_TESTS"]));
+    assert!(device["references"].as_array().unwrap().contains(&"UnityEngine.TestRunner".into()));
+    assert!(!device["references"].as_array().unwrap().contains(&"UnityEditor.TestRunner".into()), "a device test cannot use the Editor");
+    assert!(package().join("Tests/Runtime/Resources/RankingEloReferenceVectors.txt").is_file(), "the device test's vectors");
+    // Editor code (inspector, load check) only in the Editor.
+    let editor = json(&package().join("Editor/RankingElo.Editor.asmdef"));
+    assert_eq!(editor["includePlatforms"], serde_json::json!(["Editor"]));
     let mut all = Vec::new();
     walk(&package(), &mut all);
     let names: Vec<String> = all
@@ -233,4 +256,47 @@ fn ios_and_webgl_use_internal_and_others_the_library_name() {
     assert!(generated.contains("const string __DllName = \"__Internal\";"));
     assert!(generated.contains("const string __DllName = \"ranking_elo\";"));
     assert!(generated.contains("CallingConvention = CallingConvention.Cdecl"));
+}
+
+/// The parameter list and return type of each `DllImport` declaration in a C# file, by
+/// entry point.
+fn dll_imports(source: &str) -> BTreeMap<String, (String, String)> {
+    let mut found = BTreeMap::new();
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        let Some(entry) = line.split("EntryPoint = \"").nth(1).and_then(|rest| rest.split('"').next()) else { continue };
+        let declaration = lines.next().unwrap_or_default();
+        let before = declaration.split('(').next().unwrap_or_default();
+        let returns = before.split_whitespace().rev().nth(1).unwrap_or_default().to_owned();
+        let params = declaration.split('(').nth(1).and_then(|p| p.split(')').next()).unwrap_or_default();
+        let types: Vec<String> = params
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().rsplit_once(' ').map_or(String::new(), |(ty, _)| ty.to_owned()))
+            .collect();
+        found.insert(entry.to_owned(), (returns, types.join(", ")));
+    }
+    found
+}
+
+/// The hand-written public declarations Burst calls (`Runtime/Burst/EloBurst.cs`) agree
+/// with the generated ones (handles as `IntPtr`, the result as `uint`, `EloPlayerState` as
+/// the layout-identical `PlayerState`), so they cannot drift from the Rust signatures.
+#[test]
+fn burst_declarations_match_the_generated_ones() {
+    let generated = dll_imports(&fs::read_to_string(package().join("Runtime/Native/NativeMethods.g.cs")).unwrap());
+    let burst_source = fs::read_to_string(package().join("Runtime/Burst/EloBurst.cs")).unwrap();
+    assert!(burst_source.contains("public static extern"), "Burst needs public declarations");
+    let burst = dll_imports(&burst_source);
+    assert!(burst.len() >= 6, "{burst:?}");
+    for (entry, (returns, params)) in &burst {
+        let (gen_returns, gen_params) = generated.get(entry).unwrap_or_else(|| panic!("{entry} is not in NativeMethods.g.cs"));
+        let normalized = gen_params
+            .replace("EloConfig*", "IntPtr")
+            .replace("EloPool*", "IntPtr")
+            .replace("EloMatchmaker*", "IntPtr")
+            .replace("EloPlayerState*", "PlayerState*");
+        assert_eq!(params, &normalized, "{entry}: parameters");
+        assert_eq!((gen_returns.as_str(), returns.as_str()), ("EloResult", "uint"), "{entry}: result");
+    }
 }

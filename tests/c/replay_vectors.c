@@ -1,5 +1,5 @@
 /*
- * Replays the committed reference vectors (unity/Tests/Editor/Data/reference_vectors.txt)
+ * Replays the committed reference vectors (unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt)
  * through the C ABI and requires every output bit, then prints a digest of a wider sweep
  * (pools, batches, matchmaking, saves) so that runs on different platforms can be compared.
  *
@@ -7,7 +7,7 @@
  * that this machine can run: Linux x86-64 natively, Linux arm64 under qemu, Windows under
  * wine, WebGL (Emscripten) under node, and against the freshly built host library.
  *
- * usage: replay_vectors <reference_vectors.txt>
+ * usage: replay_vectors <RankingEloReferenceVectors.txt>
  * output: one line per failure, then "digest <16 hex digits>", "build <id>" and
  * "N passed, N failed".
  */
@@ -223,7 +223,7 @@ static void sweep(void) {
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: replay_vectors <reference_vectors.txt>\n");
+        fprintf(stderr, "usage: replay_vectors <RankingEloReferenceVectors.txt>\n");
         return 2;
     }
     check(replay(argv[1]), "vectors file opens", 0);

@@ -10,6 +10,46 @@ namespace UnityEngine
     public class Component : Object { }
     public class Behaviour : Component { public bool enabled; }
     public class MonoBehaviour : Behaviour { }
+    public class ScriptableObject : Object { }
+    public class TextAsset : Object { public string text { get { return ""; } } }
+
+    public static class Resources
+    {
+        public static T Load<T>(string path) where T : Object { return null; }
+    }
+
+    [AttributeUsage(AttributeTargets.Class)]
+    public sealed class CreateAssetMenuAttribute : Attribute
+    {
+        public string menuName { get; set; }
+        public string fileName { get; set; }
+        public int order { get; set; }
+    }
+
+    public enum RuntimePlatform { OSXEditor, WindowsEditor, LinuxEditor }
+
+    public static class Application
+    {
+        public static RuntimePlatform platform { get { return RuntimePlatform.LinuxEditor; } }
+        public static string persistentDataPath { get { return "."; } }
+    }
+
+    public enum TextAnchor { UpperLeft, MiddleLeft, MiddleRight }
+
+    public class GUIStyle
+    {
+        public GUIStyle() { }
+        public GUIStyle(GUIStyle other) { }
+        public TextAnchor alignment { get; set; }
+        public int fontSize { get; set; }
+    }
+
+    public static class GUIStyles { }
+
+    public static class GUILayoutUtility
+    {
+        public static Rect GetRect(float width, float height) { return new Rect(0, 0, width, height); }
+    }
 
     [AttributeUsage(AttributeTargets.Field)]
     public sealed class SerializeField : Attribute { }
@@ -42,6 +82,13 @@ namespace UnityEngine
         public static int height { get { return 720; } }
     }
 
+    public static class Debug
+    {
+        public static void Log(object message) { }
+        public static void LogWarning(object message) { }
+        public static void LogError(object message) { }
+    }
+
     public static class Mathf
     {
         public static int Min(int a, int b) { return Math.Min(a, b); }
@@ -67,9 +114,48 @@ namespace UnityEngine
 
 namespace Unity.Collections
 {
-    public struct NativeArray<T> where T : struct
+    public enum Allocator { Invalid, None, Temp, TempJob, Persistent }
+
+    public struct NativeArray<T> : IDisposable where T : struct
     {
+        public NativeArray(int length, Allocator allocator) { }
         public int Length { get { return 0; } }
+        public T this[int index] { get { return default(T); } set { } }
+        public void Dispose() { }
+    }
+
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class ReadOnlyAttribute : Attribute { }
+
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class NativeDisableParallelForRestrictionAttribute : Attribute { }
+}
+
+namespace Unity.Burst
+{
+    [AttributeUsage(AttributeTargets.Struct | AttributeTargets.Method | AttributeTargets.Class)]
+    public sealed class BurstCompileAttribute : Attribute { }
+}
+
+namespace Unity.Jobs
+{
+    public interface IJob { void Execute(); }
+    public interface IJobParallelFor { void Execute(int index); }
+
+    public struct JobHandle
+    {
+        public void Complete() { }
+    }
+
+    public static class IJobExtensions
+    {
+        public static JobHandle Schedule<T>(this T jobData, JobHandle dependsOn = default(JobHandle)) where T : struct, IJob { return default(JobHandle); }
+        public static void Run<T>(this T jobData) where T : struct, IJob { jobData.Execute(); }
+    }
+
+    public static class IJobParallelForExtensions
+    {
+        public static JobHandle Schedule<T>(this T jobData, int arrayLength, int innerloopBatchCount, JobHandle dependsOn = default(JobHandle)) where T : struct, IJobParallelFor { return default(JobHandle); }
     }
 }
 

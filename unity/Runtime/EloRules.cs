@@ -338,6 +338,22 @@ namespace RankingElo
             handle.Dispose();
         }
 
+        /// <summary>
+        /// These rules as an unmanaged handle for Burst jobs (<see cref="Burst.EloBurst"/>). It is
+        /// valid until these rules are disposed: keep them alive while jobs run.
+        /// </summary>
+        /// <exception cref="ObjectDisposedException">The rules were disposed.</exception>
+        public Burst.EloRulesHandle BurstHandle
+        {
+            get
+            {
+                using (var lease = Lease())
+                {
+                    return new Burst.EloRulesHandle(lease.Pointer);
+                }
+            }
+        }
+
         internal HandleLease Lease()
         {
             return new HandleLease(handle, "EloRules");

@@ -1,20 +1,50 @@
 using System;
 using System.Collections.Generic;
+#if UNITY_5_3_OR_NEWER
+using UnityEngine;
+#endif
 
 namespace RankingElo
 {
-    /// <summary>How the expected score is computed from two ratings.</summary>
+    /// <summary>The curve of an <see cref="ExpectedScoreModel"/>.</summary>
+    public enum ExpectedScoreKind
+    {
+        /// <summary>Base-10 logistic (parameter <c>c</c>).</summary>
+        Logistic,
+        /// <summary>Clamped line (parameter <c>k</c>).</summary>
+        Linear,
+        /// <summary>Normal CDF (parameter <c>beta</c>).</summary>
+        Normal,
+    }
+
+    /// <summary>How the expected score is computed from two ratings (serializable: edit it in the Inspector).</summary>
+    [Serializable]
     public sealed class ExpectedScoreModel
     {
-        private readonly string model;
-        private readonly string parameter;
-        private readonly double value;
+        [SerializeField] private ExpectedScoreKind kind;
+        [SerializeField] private double parameter = 400;
 
-        private ExpectedScoreModel(string model, string parameter, double value)
+        /// <summary>The classic Elo curve with c = 400.</summary>
+        public ExpectedScoreModel()
         {
-            this.model = model;
+        }
+
+        private ExpectedScoreModel(ExpectedScoreKind kind, double parameter)
+        {
+            this.kind = kind;
             this.parameter = parameter;
-            this.value = value;
+        }
+
+        /// <summary>The curve.</summary>
+        public ExpectedScoreKind Kind
+        {
+            get { return kind; }
+        }
+
+        /// <summary>The curve's parameter: <c>c</c> (logistic), <c>k</c> (linear) or <c>beta</c> (normal).</summary>
+        public double Parameter
+        {
+            get { return parameter; }
         }
 
         /// <summary>The classic Elo curve <c>1 / (1 + 10^((R_B - R_A) / c))</c>.</summary>
@@ -22,7 +52,7 @@ namespace RankingElo
         /// <returns>The model.</returns>
         public static ExpectedScoreModel Logistic(double c = 400)
         {
-            return new ExpectedScoreModel("logistic", "c", c);
+            return new ExpectedScoreModel(ExpectedScoreKind.Logistic, c);
         }
 
         /// <summary>The clamped line <c>0.5 + k (R_A - R_B)</c>.</summary>
@@ -30,7 +60,7 @@ namespace RankingElo
         /// <returns>The model.</returns>
         public static ExpectedScoreModel Linear(double k = 0.001)
         {
-            return new ExpectedScoreModel("linear", "k", k);
+            return new ExpectedScoreModel(ExpectedScoreKind.Linear, k);
         }
 
         /// <summary>Elo's original normal model <c>Phi((R_A - R_B) / (beta sqrt 2))</c>.</summary>
@@ -38,20 +68,23 @@ namespace RankingElo
         /// <returns>The model.</returns>
         public static ExpectedScoreModel Normal(double beta = 200)
         {
-            return new ExpectedScoreModel("normal", "beta", beta);
+            return new ExpectedScoreModel(ExpectedScoreKind.Normal, beta);
         }
 
         internal void Write(Json json)
         {
-            json.Name("expected_score").BeginObject().Field("model", model).Field(parameter, value).EndObject();
+            string model = kind == ExpectedScoreKind.Linear ? "linear" : kind == ExpectedScoreKind.Normal ? "normal" : "logistic";
+            string name = kind == ExpectedScoreKind.Linear ? "k" : kind == ExpectedScoreKind.Normal ? "beta" : "c";
+            json.Name("expected_score").BeginObject().Field("model", model).Field(name, parameter).EndObject();
         }
     }
 
     /// <summary>One tier of a tiered K policy: K applies below a bound (the last tier has none).</summary>
+    [Serializable]
     public struct KTier
     {
-        /// <summary>The tier applies below this many games (or this rating); null on the last tier.</summary>
-        public double? Below;
+        [SerializeField] private bool bounded;
+        [SerializeField] private double below;
 
         /// <summary>K in this tier.</summary>
         public double K;
@@ -61,8 +94,20 @@ namespace RankingElo
         /// <param name="k">K in the tier.</param>
         public KTier(double below, double k)
         {
-            Below = below;
+            bounded = true;
+            this.below = below;
             K = k;
+        }
+
+        /// <summary>The tier applies below this many games (or this rating); null on the last tier.</summary>
+        public double? Below
+        {
+            get { return bounded ? below : (double?)null; }
+            set
+            {
+                bounded = value.HasValue;
+                below = value.GetValueOrDefault();
+            }
         }
 
         /// <summary>The open-ended last tier.</summary>
@@ -70,18 +115,66 @@ namespace RankingElo
         /// <returns>The tier.</returns>
         public static KTier Otherwise(double k)
         {
-            return new KTier { Below = null, K = k };
+            return new KTier { K = k };
         }
     }
 
-    /// <summary>How a player's K factor is chosen.</summary>
+    /// <summary>The rule of a <see cref="KPolicy"/>.</summary>
+    public enum KPolicyKind
+    {
+        /// <summary>The same K for everybody.</summary>
+        Constant,
+        /// <summary>FIDE's rules.</summary>
+        Fide,
+        /// <summary>K by games played.</summary>
+        GamesPlayed,
+        /// <summary>K by rating.</summary>
+        RatingBands,
+        /// <summary>K from the player's league.</summary>
+        League,
+    }
+
+    /// <summary>How a player's K factor is chosen (serializable: edit it in the Inspector).</summary>
+    [Serializable]
     public sealed class KPolicy
     {
-        private readonly Action<Json> write;
+        [SerializeField] private KPolicyKind kind;
+        [SerializeField] private double k = 32;
+        [SerializeField] private bool periodRule;
+        [SerializeField] private List<KTier> tiers = new List<KTier>();
 
-        private KPolicy(Action<Json> write)
+        /// <summary>A constant K of 32.</summary>
+        public KPolicy()
         {
-            this.write = write;
+        }
+
+        private KPolicy(KPolicyKind kind)
+        {
+            this.kind = kind;
+        }
+
+        /// <summary>The rule.</summary>
+        public KPolicyKind Kind
+        {
+            get { return kind; }
+        }
+
+        /// <summary>K of the constant policy.</summary>
+        public double K
+        {
+            get { return k; }
+        }
+
+        /// <summary>Whether the FIDE policy applies the 700 rule.</summary>
+        public bool PeriodRule
+        {
+            get { return periodRule; }
+        }
+
+        /// <summary>The tiers of the games-played and rating-band policies, by increasing bound.</summary>
+        public IList<KTier> Tiers
+        {
+            get { return tiers.AsReadOnly(); }
         }
 
         /// <summary>The same K for everybody.</summary>
@@ -89,15 +182,15 @@ namespace RankingElo
         /// <returns>The policy.</returns>
         public static KPolicy Constant(double k = 32)
         {
-            return new KPolicy(json => json.Field("policy", "constant").Field("k", k));
+            return new KPolicy(KPolicyKind.Constant) { k = k };
         }
 
-        /// <summary>FIDE's rules: 40 for new players and juniors under 2300, 10 once 2400 was reached, else 20.</summary>
+        /// <summary>FIDE's rules: 40 for new players and juniors under 2300, 10 once 2400 was reached (for good), else 20.</summary>
         /// <param name="periodRule">Apply the 700 rule over a rating period (<see cref="PlayerState.PeriodGames"/>).</param>
         /// <returns>The policy.</returns>
         public static KPolicy Fide(bool periodRule = false)
         {
-            return new KPolicy(json => json.Field("policy", "fide").Field("period_rule", periodRule));
+            return new KPolicy(KPolicyKind.Fide) { periodRule = periodRule };
         }
 
         /// <summary>K by games played, for example 40 below 30 games, then 20.</summary>
@@ -105,7 +198,7 @@ namespace RankingElo
         /// <returns>The policy.</returns>
         public static KPolicy GamesPlayed(params KTier[] tiers)
         {
-            return Tiered("games_played", tiers);
+            return Tiered(KPolicyKind.GamesPlayed, tiers);
         }
 
         /// <summary>K by rating, for example 32 below 2100, 24 below 2400, then 16.</summary>
@@ -113,35 +206,46 @@ namespace RankingElo
         /// <returns>The policy.</returns>
         public static KPolicy RatingBands(params KTier[] tiers)
         {
-            return Tiered("rating_bands", tiers);
+            return Tiered(KPolicyKind.RatingBands, tiers);
         }
 
         /// <summary>K from the player's league (<see cref="EloSettings.Leagues"/>).</summary>
         /// <returns>The policy.</returns>
         public static KPolicy League()
         {
-            return new KPolicy(json => json.Field("policy", "league"));
+            return new KPolicy(KPolicyKind.League);
         }
 
-        private static KPolicy Tiered(string name, KTier[] tiers)
+        private static KPolicy Tiered(KPolicyKind kind, KTier[] tiers)
         {
             if (tiers == null) throw new ArgumentNullException("tiers");
-            var copy = (KTier[])tiers.Clone();
-            return new KPolicy(json =>
-            {
-                json.Field("policy", name).BeginArray("tiers");
-                foreach (KTier tier in copy)
-                {
-                    json.BeginObject().Field("below", tier.Below).Field("k", tier.K).EndObject();
-                }
-                json.EndArray();
-            });
+            return new KPolicy(kind) { tiers = new List<KTier>(tiers) };
         }
 
         internal void Write(Json json)
         {
             json.Name("k_policy").BeginObject();
-            write(json);
+            switch (kind)
+            {
+                case KPolicyKind.Fide:
+                    json.Field("policy", "fide").Field("period_rule", periodRule);
+                    break;
+                case KPolicyKind.GamesPlayed:
+                case KPolicyKind.RatingBands:
+                    json.Field("policy", kind == KPolicyKind.GamesPlayed ? "games_played" : "rating_bands").BeginArray("tiers");
+                    foreach (KTier tier in tiers ?? new List<KTier>())
+                    {
+                        json.BeginObject().Field("below", tier.Below).Field("k", tier.K).EndObject();
+                    }
+                    json.EndArray();
+                    break;
+                case KPolicyKind.League:
+                    json.Field("policy", "league");
+                    break;
+                default:
+                    json.Field("policy", "constant").Field("k", k);
+                    break;
+            }
             json.EndObject();
         }
     }
@@ -175,9 +279,23 @@ namespace RankingElo
         Result,
     }
 
-    /// <summary>A league: a rating range with its own K, and optionally its own bonuses.</summary>
+    /// <summary>A league: a rating range with its own K, and optionally its own bonuses (serializable).</summary>
+    [Serializable]
     public sealed class League
     {
+        [SerializeField] private string name = "League";
+        [SerializeField] private float minRating;
+        [SerializeField] private double k = 32;
+        [SerializeField] private bool overridesScoreShareBonus;
+        [SerializeField] private double scoreShareBonus;
+        [SerializeField] private bool overridesVictoryBonus;
+        [SerializeField] private double victoryBonus;
+
+        /// <summary>A league named "League" from rating 0 with K 32 (what the Inspector adds).</summary>
+        public League()
+        {
+        }
+
         /// <summary>Creates a league.</summary>
         /// <param name="name">Display name.</param>
         /// <param name="minRating">Lowest rating of the league (ratings below the first league's bound still belong to it).</param>
@@ -185,25 +303,50 @@ namespace RankingElo
         public League(string name, float minRating, double k)
         {
             if (name == null) throw new ArgumentNullException("name");
-            Name = name;
-            MinRating = minRating;
-            K = k;
+            this.name = name;
+            this.minRating = minRating;
+            this.k = k;
         }
 
         /// <summary>Display name.</summary>
-        public string Name { get; private set; }
+        public string Name
+        {
+            get { return name; }
+        }
 
         /// <summary>Lowest rating of the league.</summary>
-        public float MinRating { get; private set; }
+        public float MinRating
+        {
+            get { return minRating; }
+        }
 
         /// <summary>K under the league K policy.</summary>
-        public double K { get; private set; }
+        public double K
+        {
+            get { return k; }
+        }
 
         /// <summary>Score-share bonus L for this league's players (the settings' when null).</summary>
-        public double? ScoreShareBonus { get; set; }
+        public double? ScoreShareBonus
+        {
+            get { return overridesScoreShareBonus ? scoreShareBonus : (double?)null; }
+            set
+            {
+                overridesScoreShareBonus = value.HasValue;
+                scoreShareBonus = value.GetValueOrDefault();
+            }
+        }
 
         /// <summary>Victory bonus V for this league's players (the settings' when null).</summary>
-        public double? VictoryBonus { get; set; }
+        public double? VictoryBonus
+        {
+            get { return overridesVictoryBonus ? victoryBonus : (double?)null; }
+            set
+            {
+                overridesVictoryBonus = value.HasValue;
+                victoryBonus = value.GetValueOrDefault();
+            }
+        }
     }
 
     /// <summary>
@@ -211,55 +354,152 @@ namespace RankingElo
     /// <see cref="EloRules.FromJson"/> reads; the native side validates it and names any bad
     /// field.
     /// </summary>
+    [Serializable]
     public sealed class EloSettings
     {
+        [SerializeField] private ExpectedScoreModel expectedScore = new ExpectedScoreModel();
+        [SerializeField] private bool capsRatingDifference;
+        [SerializeField] private double maxRatingDifference = 400;
+        [SerializeField] private KPolicy kPolicy = new KPolicy();
+        [SerializeField] private KCombine kCombine;
+        [SerializeField] private double streakAlpha;
+        [SerializeField] private PointsKTerm pointsKTerm;
+        [SerializeField] private double scoreShareBonus;
+        [SerializeField] private double victoryBonus;
+        [SerializeField] private Rounding rounding;
+        [SerializeField] private bool hasMinRating;
+        [SerializeField] private float minRating;
+        [SerializeField] private float initialRating = 1500f;
+        [SerializeField] private List<League> leagues = new List<League>();
+        [SerializeField] private bool zeroSum;
+        [SerializeField] private double zeroSumTotal;
+
         /// <summary>Creates the default settings: logistic (c = 400), K = 32, initial rating 1500.</summary>
         public EloSettings()
         {
-            ExpectedScore = ExpectedScoreModel.Logistic();
-            KPolicy = KPolicy.Constant();
-            InitialRating = 1500f;
-            Leagues = new List<League>();
         }
 
         /// <summary>Expected-score model.</summary>
-        public ExpectedScoreModel ExpectedScore { get; set; }
+        public ExpectedScoreModel ExpectedScore
+        {
+            get { return expectedScore; }
+            set { expectedScore = value; }
+        }
 
         /// <summary>Cap on the rating difference fed to the model (FIDE: 400); null for none.</summary>
-        public double? MaxRatingDifference { get; set; }
+        public double? MaxRatingDifference
+        {
+            get { return capsRatingDifference ? maxRatingDifference : (double?)null; }
+            set
+            {
+                capsRatingDifference = value.HasValue;
+                maxRatingDifference = value.GetValueOrDefault(400);
+            }
+        }
 
         /// <summary>How each player's K is chosen.</summary>
-        public KPolicy KPolicy { get; set; }
+        public KPolicy KPolicy
+        {
+            get { return kPolicy; }
+            set { kPolicy = value; }
+        }
 
         /// <summary>Own K per player, or the average.</summary>
-        public KCombine KCombine { get; set; }
+        public KCombine KCombine
+        {
+            get { return kCombine; }
+            set { kCombine = value; }
+        }
 
         /// <summary>Win-streak penalty alpha; 0 for none.</summary>
-        public double StreakAlpha { get; set; }
+        public double StreakAlpha
+        {
+            get { return streakAlpha; }
+            set { streakAlpha = value; }
+        }
 
         /// <summary>Score of the K term for results given as points: the share (default) or the result.</summary>
-        public PointsKTerm PointsKTerm { get; set; }
+        public PointsKTerm PointsKTerm
+        {
+            get { return pointsKTerm; }
+            set { pointsKTerm = value; }
+        }
 
         /// <summary>Score-share bonus L (points share times L).</summary>
-        public double ScoreShareBonus { get; set; }
+        public double ScoreShareBonus
+        {
+            get { return scoreShareBonus; }
+            set { scoreShareBonus = value; }
+        }
 
         /// <summary>Victory bonus V, paid on the match result (1 a win, 0.5 a draw, 0 a defeat): ratings creep up by about V per match.</summary>
-        public double VictoryBonus { get; set; }
+        public double VictoryBonus
+        {
+            get { return victoryBonus; }
+            set { victoryBonus = value; }
+        }
 
         /// <summary>Rounding of rating changes.</summary>
-        public Rounding Rounding { get; set; }
+        public Rounding Rounding
+        {
+            get { return rounding; }
+            set { rounding = value; }
+        }
 
         /// <summary>Rating floor; null for none.</summary>
-        public float? MinRating { get; set; }
+        public float? MinRating
+        {
+            get { return hasMinRating ? minRating : (float?)null; }
+            set
+            {
+                hasMinRating = value.HasValue;
+                minRating = value.GetValueOrDefault();
+            }
+        }
 
         /// <summary>Rating of a new player.</summary>
-        public float InitialRating { get; set; }
+        public float InitialRating
+        {
+            get { return initialRating; }
+            set { initialRating = value; }
+        }
 
         /// <summary>Leagues, lowest first.</summary>
-        public List<League> Leagues { get; private set; }
+        public List<League> Leagues
+        {
+            get { return leagues ?? (leagues = new List<League>()); }
+        }
 
         /// <summary>Zero-sum pools keep their rating total at this value; null for off.</summary>
-        public double? ZeroSumTotal { get; set; }
+        public double? ZeroSumTotal
+        {
+            get { return zeroSum ? zeroSumTotal : (double?)null; }
+            set
+            {
+                zeroSum = value.HasValue;
+                zeroSumTotal = value.GetValueOrDefault();
+            }
+        }
+
+        /// <summary>
+        /// Checks the settings with the engine's own validation (the same the rules use).
+        /// </summary>
+        /// <returns>null when valid, else the engine's message naming the setting (for example
+        /// <c>invalid configuration: victory_bonus: must be a finite number from 0 to 1e6</c>).</returns>
+        public string Validate()
+        {
+            try
+            {
+                using (new EloRules(this))
+                {
+                    return null;
+                }
+            }
+            catch (EloArgumentException error)
+            {
+                return error.Message;
+            }
+        }
 
         /// <summary>The settings as the engine's JSON configuration.</summary>
         /// <returns>The JSON text.</returns>

@@ -3,7 +3,8 @@ using RankingElo.Native;
 
 namespace RankingElo
 {
-    /// <summary>Settings of a <see cref="Matchmaker"/>.</summary>
+    /// <summary>Settings of a <see cref="Matchmaker"/> (serializable: store them in an asset or with <c>JsonUtility</c>).</summary>
+    [Serializable]
     public struct MatchmakerSettings
     {
         /// <summary>Rating distance accepted right after joining.</summary>

@@ -1,4 +1,8 @@
+using System;
 using System.Runtime.InteropServices;
+#if UNITY_5_3_OR_NEWER
+using UnityEngine;
+#endif
 
 namespace RankingElo
 {
@@ -7,6 +11,7 @@ namespace RankingElo
     /// exactly like the C ABI's <c>EloPlayerState</c>, so arrays of it go to native code
     /// without copying.
     /// </summary>
+    [Serializable]
     [StructLayout(LayoutKind.Sequential)]
     public struct PlayerState
     {
@@ -22,8 +27,8 @@ namespace RankingElo
         /// <summary>Games in the current rating period (FIDE's 700 rule); 0 when unused.</summary>
         public uint PeriodGames;
 
-        private byte isJunior;
-        private byte hasReached2400;
+        [SerializeField] private byte isJunior;
+        [SerializeField] private byte hasReached2400;
 
         /// <summary>A player with the given rating and no history.</summary>
         /// <param name="rating">The rating.</param>

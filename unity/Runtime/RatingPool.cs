@@ -570,6 +570,22 @@ namespace RankingElo
             return playerA.Length;
         }
 
+        /// <summary>
+        /// This pool as an unmanaged handle for Burst jobs (<see cref="Burst.EloBurst"/>). It is
+        /// valid until this pool is disposed: keep it alive while jobs run.
+        /// </summary>
+        /// <exception cref="ObjectDisposedException">The pool was disposed.</exception>
+        public Burst.EloPoolHandle BurstHandle
+        {
+            get
+            {
+                using (var lease = Lease())
+                {
+                    return new Burst.EloPoolHandle(lease.Pointer);
+                }
+            }
+        }
+
         private HandleLease Lease()
         {
             return new HandleLease(handle, "RatingPool");

@@ -133,7 +133,7 @@ fn runs(host_library: &Path) -> Result<Vec<Run>, String> {
 pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     ensure_tools()?;
     let mut counts = Counts::default();
-    let vectors = root().join("unity/Tests/Editor/Data/reference_vectors.txt");
+    let vectors = root().join("unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt");
     let include = format!("-I{}", root().join("include").display());
     let strict = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
     let mut digests: Vec<(String, String)> = Vec::new();

@@ -111,7 +111,7 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
         .arg(format!("-xml={}", out.join("TestResult.xml").display()))
         .arg(tests.display().to_string())
         .env("LD_LIBRARY_PATH", out.display().to_string())
-        .env("RANKING_ELO_REFERENCE_VECTORS", root().join("unity/Tests/Editor/Data/reference_vectors.txt").display().to_string())
+        .env("RANKING_ELO_REFERENCE_VECTORS", root().join("unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt").display().to_string())
         .run_counted()
 }
 
@@ -122,9 +122,10 @@ pub fn unity_compile_check() -> Result<(), String> {
     let mut files = sources(&unity.join("Runtime"));
     files.extend(sources(&unity.join("Tests")));
     files.extend(sources(&unity.join("Samples~")));
+    files.extend(sources(&unity.join("Editor")));
     files.extend(sources(&root().join("tests/unity-stand-in")));
     let defines = vec![
-        "-define:UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS".to_owned(),
+        "-define:UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR".to_owned(),
         format!("-r:{}", nunit_framework()?.display()),
     ];
     mcs("Unity flavour + sample (mcs against the UnityEngine stand-in)", &out_dir().join("UnityCompileCheck.dll"), "library", &defines, files)

@@ -1,0 +1,193 @@
+using System;
+using System.Runtime.InteropServices;
+
+namespace RankingElo.Burst
+{
+    /// <summary>
+    /// Rules (an immutable native configuration) as an unmanaged value that a Burst job can
+    /// hold in a field. Get it from <see cref="EloRules.BurstHandle"/>; it stays valid until
+    /// that <see cref="EloRules"/> is disposed, so keep the rules alive (and undisposed) while
+    /// jobs use the handle. Rules are immutable: any number of jobs may use one at once.
+    /// </summary>
+    public readonly struct EloRulesHandle
+    {
+        /// <summary>The native <c>EloConfig*</c>.</summary>
+        public readonly IntPtr Config;
+
+        /// <summary>Wraps a native configuration pointer.</summary>
+        /// <param name="config">The <c>EloConfig*</c>.</param>
+        public EloRulesHandle(IntPtr config)
+        {
+            Config = config;
+        }
+
+        /// <summary>Whether the handle points to rules (it is not the default value).</summary>
+        public bool IsCreated
+        {
+            get { return Config != IntPtr.Zero; }
+        }
+    }
+
+    /// <summary>
+    /// A player pool as an unmanaged value for Burst jobs. Get it from
+    /// <see cref="RatingPool.BurstHandle"/>; it stays valid until that pool is disposed. Each
+    /// call locks the pool, so jobs and the main thread may use one pool at once (calls are
+    /// serialized, each atomic).
+    /// </summary>
+    public readonly struct EloPoolHandle
+    {
+        /// <summary>The native <c>EloPool*</c>.</summary>
+        public readonly IntPtr Pool;
+
+        /// <summary>Wraps a native pool pointer.</summary>
+        /// <param name="pool">The <c>EloPool*</c>.</param>
+        public EloPoolHandle(IntPtr pool)
+        {
+            Pool = pool;
+        }
+
+        /// <summary>Whether the handle points to a pool (it is not the default value).</summary>
+        public bool IsCreated
+        {
+            get { return Pool != IntPtr.Zero; }
+        }
+    }
+
+    /// <summary>
+    /// The engine's entry points in the form Unity's Burst compiler can call from jobs: public
+    /// <c>DllImport</c> declarations taking only primitives, pointers and the unmanaged handle
+    /// structs, returning the engine's result code (0 for success; the values of
+    /// <see cref="EloError"/>) instead of throwing. They are the same native functions the
+    /// managed API calls, so results are the same bits. Pointers must be valid for
+    /// <c>count</c> elements; outputs are written only on success. Read the message of a
+    /// failure on the managed side with <see cref="EloBurst.LastErrorMessage"/> (per thread).
+    /// </summary>
+    public static unsafe class EloBurst
+    {
+#if (UNITY_IOS || UNITY_WEBGL) && !UNITY_EDITOR
+        private const string Library = "__Internal";
+#else
+        private const string Library = "ranking_elo";
+#endif
+
+        /// <summary>The result code of success.</summary>
+        public const uint Ok = 0;
+
+        /// <summary>
+        /// Rates <paramref name="count"/> independent matches (<c>elo_rate_batch</c>): A's new
+        /// ratings to <paramref name="outRatingA"/>, B's to <paramref name="outRatingB"/>
+        /// (which may be exactly the input arrays, in place). <paramref name="k"/> is NULL for
+        /// the configured K policy, or one K per match.
+        /// </summary>
+        /// <param name="rules">The rules.</param>
+        /// <param name="ratingA">A's ratings.</param>
+        /// <param name="ratingB">B's ratings.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="k">NULL, or a K per match.</param>
+        /// <param name="count">Number of matches.</param>
+        /// <param name="outRatingA">Receives A's new ratings.</param>
+        /// <param name="outRatingB">Receives B's new ratings.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint RateBatch(EloRulesHandle rules, float* ratingA, float* ratingB, float* scoreA, float* k, int count, float* outRatingA, float* outRatingB)
+        {
+            return elo_rate_batch(rules.Config, ratingA, ratingB, scoreA, k, count, outRatingA, outRatingB);
+        }
+
+        /// <summary>A's expected score against B (<c>elo_expected_score</c>).</summary>
+        /// <param name="rules">The rules.</param>
+        /// <param name="ratingA">A's rating.</param>
+        /// <param name="ratingB">B's rating.</param>
+        /// <param name="expectedA">Receives A's expected score.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint ExpectedScore(EloRulesHandle rules, float ratingA, float ratingB, float* expectedA)
+        {
+            return elo_expected_score(rules.Config, ratingA, ratingB, expectedA);
+        }
+
+        /// <summary>Rates one match between players with state, updating both in place (<c>elo_rate_players</c>).</summary>
+        /// <param name="rules">The rules.</param>
+        /// <param name="playerA">Player A's state.</param>
+        /// <param name="playerB">Player B's state (not the same as A).</param>
+        /// <param name="scoreA">A's score in [0, 1].</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint RatePlayers(EloRulesHandle rules, PlayerState* playerA, PlayerState* playerB, float scoreA)
+        {
+            return elo_rate_players(rules.Config, playerA, playerB, scoreA);
+        }
+
+        /// <summary>
+        /// Applies <paramref name="count"/> matches to a pool in order, atomically
+        /// (<c>elo_pool_apply</c>); the three outputs are optional (NULL).
+        /// </summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="count">Number of matches.</param>
+        /// <param name="outDeltaA">NULL, or receives A's rating changes.</param>
+        /// <param name="outDeltaB">NULL, or receives B's rating changes.</param>
+        /// <param name="outExpectedA">NULL, or receives A's expected scores.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolApply(EloPoolHandle pool, int* playerA, int* playerB, float* scoreA, int count, float* outDeltaA, float* outDeltaB, float* outExpectedA)
+        {
+            return elo_pool_apply(pool.Pool, playerA, playerB, scoreA, count, outDeltaA, outDeltaB, outExpectedA);
+        }
+
+        /// <summary>Copies the ratings of players <c>start .. start + count</c> (<c>elo_pool_get_ratings</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="start">Index of the first player.</param>
+        /// <param name="count">Number of players.</param>
+        /// <param name="outRatings">Receives the ratings.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolGetRatings(EloPoolHandle pool, int start, int count, float* outRatings)
+        {
+            return elo_pool_get_ratings(pool.Pool, start, count, outRatings);
+        }
+
+        /// <summary>Copies the league indices of players <c>start .. start + count</c> (<c>elo_pool_get_leagues</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="start">Index of the first player.</param>
+        /// <param name="count">Number of players.</param>
+        /// <param name="outLeagues">Receives the league indices (0 = lowest).</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolGetLeagues(EloPoolHandle pool, int start, int count, int* outLeagues)
+        {
+            return elo_pool_get_leagues(pool.Pool, start, count, outLeagues);
+        }
+
+        /// <summary>The message of the last failure on the calling thread (managed code only: it allocates a string).</summary>
+        /// <returns>The engine's message.</returns>
+        public static string LastErrorMessage()
+        {
+            return Native.ThrowHelper.LastErrorMessage();
+        }
+
+        // The declarations below mirror the generated ones (Native/NativeMethods.g.cs) with the
+        // handles as IntPtr and the result as uint; tests/unity_package.rs checks that they
+        // agree, so they cannot drift from the Rust signatures.
+
+        /// <summary><c>elo_rate_batch</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_rate_batch", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_rate_batch(IntPtr config, float* rating_a, float* rating_b, float* score_a, float* k, int count, float* out_rating_a, float* out_rating_b);
+
+        /// <summary><c>elo_expected_score</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_expected_score", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_expected_score(IntPtr config, float rating_a, float rating_b, float* out_expected_a);
+
+        /// <summary><c>elo_rate_players</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_rate_players", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_rate_players(IntPtr config, PlayerState* player_a, PlayerState* player_b, float score_a);
+
+        /// <summary><c>elo_pool_apply</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_apply", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_apply(IntPtr pool, int* player_a, int* player_b, float* score_a, int count, float* out_delta_a, float* out_delta_b, float* out_expected_a);
+
+        /// <summary><c>elo_pool_get_ratings</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_get_ratings", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_get_ratings(IntPtr pool, int start, int count, float* out_ratings);
+
+        /// <summary><c>elo_pool_get_leagues</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_get_leagues", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_get_leagues(IntPtr pool, int start, int count, int* out_leagues);
+    }
+}

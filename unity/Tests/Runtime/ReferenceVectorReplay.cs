@@ -1,0 +1,82 @@
+using System;
+using System.Collections.Generic;
+using NUnit.Framework;
+
+namespace RankingElo.Tests
+{
+    /// <summary>
+    /// Replays the Rust engine's reference vectors (<c>Resources/RankingEloReferenceVectors.txt</c>:
+    /// inputs and the exact output bits) through the C# API, asserting every bit (SPEC section
+    /// 10). Used by the Edit Mode test (reading the file) and by the Play Mode test that runs on
+    /// devices (loading it as a <c>TextAsset</c>).
+    /// </summary>
+    public static class ReferenceVectorReplay
+    {
+        /// <summary>The resource name of the vectors (<c>Resources.Load&lt;TextAsset&gt;</c>).</summary>
+        public const string ResourceName = "RankingEloReferenceVectors";
+
+        /// <summary>Checks every line of <paramref name="text"/>; returns how many were checked.</summary>
+        /// <param name="text">The vectors file's content.</param>
+        /// <returns>The number of vectors checked.</returns>
+        public static int Replay(string text)
+        {
+            var configs = new Dictionary<string, EloRules>();
+            int checkedCount = 0;
+            try
+            {
+                foreach (string raw in text.Split('\n'))
+                {
+                    string line = raw.TrimEnd('\r');
+                    if (line.Length == 0 || line[0] == '#') continue;
+                    string[] f = line.Split(' ');
+                    switch (f[0])
+                    {
+                        case "config":
+                            configs[f[1]] = EloRules.FromJson(line.Substring(line.IndexOf('{')));
+                            break;
+                        case "rate":
+                        {
+                            EloRules rules = configs[f[1]];
+                            float a = Float(f[2]), b = Float(f[3]), s = Float(f[4]);
+                            RatingPair got = f[5] == "-" ? rules.Rate(a, b, s) : rules.RateWithK(a, b, s, Float(f[5]), Float(f[5]));
+                            Assert.AreEqual(f[6], Hex(got.A), line);
+                            Assert.AreEqual(f[7], Hex(got.B), line);
+                            break;
+                        }
+                        case "expected":
+                            Assert.AreEqual(f[4], Hex(configs[f[1]].ExpectedScore(Float(f[2]), Float(f[3]))), line);
+                            break;
+                        case "mirror":
+                        {
+                            float a = Float(f[1]), b = Float(f[2]), k = Float(f[3]);
+                            Assert.AreEqual(f[5], Hex(RankingELO.GetProbabilityWinning(a, b)), line);
+                            var v = RankingELO.UpdatePlayerRankings(a, b, k, f[4] == "1");
+                            Assert.AreEqual(f[6], Hex(v.x), line);
+                            Assert.AreEqual(f[7], Hex(v.y), line);
+                            break;
+                        }
+                        default:
+                            Assert.Fail("unknown line: " + line);
+                            break;
+                    }
+                    checkedCount++;
+                }
+            }
+            finally
+            {
+                foreach (EloRules rules in configs.Values) rules.Dispose();
+            }
+            return checkedCount;
+        }
+
+        private static float Float(string hex)
+        {
+            return BitConverter.ToSingle(BitConverter.GetBytes(Convert.ToUInt32(hex, 16)), 0);
+        }
+
+        private static string Hex(float value)
+        {
+            return BitConverter.ToUInt32(BitConverter.GetBytes(value), 0).ToString("x8");
+        }
+    }
+}
