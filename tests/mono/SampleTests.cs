@@ -33,6 +33,33 @@ namespace RankingElo.Tests.Mono
             }
         }
 
+        /// <summary>The sample's view refresh (what its OnGUI reads) allocates nothing.</summary>
+        [Test]
+        public void FillingTheViewAllocatesNothing()
+        {
+            var population = new Population(40, 1);
+            try
+            {
+                population.PlayMatches(100);
+                var ratings = new float[40];
+                var leagues = new int[40];
+                var ranking = new int[15];
+                var counts = new int[4];
+                population.Fill(ratings, leagues, ranking, counts);
+                long before = System.GC.GetAllocatedBytesForCurrentThread();
+                int ranked = 0;
+                for (int i = 0; i < 100; i++) ranked += population.Fill(ratings, leagues, ranking, counts);
+                Assert.AreEqual(0, System.GC.GetAllocatedBytesForCurrentThread() - before);
+                Assert.AreEqual(1500, ranked);
+                Assert.AreEqual(40, counts[0] + counts[1] + counts[2] + counts[3]);
+                Assert.AreEqual(population.Ranking()[0], ranking[0]);
+            }
+            finally
+            {
+                population.Dispose();
+            }
+        }
+
         /// <summary>A large population plays every match asked for.</summary>
         [Test]
         public void PlayMatchesPlaysAllWhenPairsForm()

@@ -65,6 +65,7 @@ namespace UnityEngine
     {
         public float r, g, b, a;
         public Color(float r, float g, float b) { this.r = r; this.g = g; this.b = b; a = 1f; }
+        public static Color white { get { return new Color(1f, 1f, 1f); } }
     }
 
     public struct Rect
@@ -92,6 +93,8 @@ namespace UnityEngine
     public static class Mathf
     {
         public static int Min(int a, int b) { return Math.Min(a, b); }
+        public static float Min(float a, float b) { return Math.Min(a, b); }
+        public static float Max(float a, float b) { return Math.Max(a, b); }
     }
 
     public static class GUI

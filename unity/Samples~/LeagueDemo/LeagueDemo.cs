@@ -4,8 +4,11 @@ using UnityEngine;
 namespace RankingElo.Samples
 {
     /// <summary>
-    /// League Demo: a population with hidden skills plays rated matches; the leaderboard and a
-    /// scatter of rating against skill update on screen (IMGUI, no assets needed).
+    /// League Demo: a population with hidden skills plays rated matches. The screen shows a
+    /// leaderboard in aligned columns, the leagues' colours with a legend and counts, a scatter
+    /// of rating against hidden skill, and the top players' ratings over time, all drawn with
+    /// IMGUI (no assets, no extra package). The view is refreshed only when matches are played,
+    /// into buffers made once, so drawing allocates nothing per GUI event.
     /// </summary>
     public sealed class LeagueDemo : MonoBehaviour
     {
@@ -18,16 +21,48 @@ namespace RankingElo.Samples
         /// <summary>Matches played by the "Play many" button.</summary>
         [SerializeField] private int batchSize = 200;
 
-        private Population population;
+        private const int Shown = 15;
+        private const int Tracked = 5;
+        private const int HistoryLength = 120;
 
         private static readonly Color[] LeagueColors =
         {
             new Color(0.80f, 0.50f, 0.20f), new Color(0.75f, 0.75f, 0.80f), new Color(1.00f, 0.84f, 0.00f), new Color(0.55f, 0.90f, 1.00f),
         };
 
+        private static readonly Color[] TrackColors =
+        {
+            new Color(1f, 0.35f, 0.35f), new Color(0.35f, 1f, 0.45f), new Color(0.40f, 0.60f, 1f), new Color(1f, 0.85f, 0.30f), new Color(0.90f, 0.45f, 1f),
+        };
+
+        private Population population;
+
+        // The view: filled by Refresh() after each change, read by OnGUI.
+        private float[] ratings;
+        private int[] leagues;
+        private int[] ranking;
+        private int[] leagueCounts;
+        private int ranked;
+        private string[] rows;
+        private string[] legend;
+        private string title;
+        private string playManyLabel;
+        private readonly int[] trackedPlayers = new int[Tracked];
+        private readonly float[,] history = new float[Tracked, HistoryLength];
+        private int historyCount;
+
         private void OnEnable()
         {
             population = new Population(players, seed);
+            ratings = new float[players];
+            leagues = new int[players];
+            ranking = new int[Shown];
+            leagueCounts = new int[Population.LeagueNames.Length];
+            rows = new string[Shown];
+            legend = new string[Population.LeagueNames.Length];
+            historyCount = 0;
+            playManyLabel = "Play " + batchSize;
+            Refresh();
         }
 
         private void OnDisable()
@@ -36,51 +71,116 @@ namespace RankingElo.Samples
             population = null;
         }
 
+        /// <summary>Reads the pool into the view's buffers and rebuilds the text (only after a change).</summary>
+        private void Refresh()
+        {
+            ranked = population.Fill(ratings, leagues, ranking, leagueCounts);
+            for (int place = 0; place < ranked; place++)
+            {
+                int i = ranking[place];
+                rows[place] = string.Format(CultureInfo.InvariantCulture, "{0,2}  Player {1,-3}  {2,6:F0}  {3,6:F0}  {4}",
+                    place + 1, i + 1, ratings[i], population.SkillOf(i), Population.LeagueNames[leagues[i]]);
+            }
+            for (int league = 0; league < legend.Length; league++)
+            {
+                legend[league] = Population.LeagueNames[league] + " " + leagueCounts[league];
+            }
+            title = "Ranking ELO - League Demo (" + population.MatchesPlayed + " matches)";
+            if (historyCount == 0)
+            {
+                for (int t = 0; t < Tracked && t < ranked; t++) trackedPlayers[t] = ranking[t];
+            }
+            if (historyCount == HistoryLength)
+            {
+                for (int t = 0; t < Tracked; t++)
+                    for (int h = 1; h < HistoryLength; h++) history[t, h - 1] = history[t, h];
+                historyCount--;
+            }
+            for (int t = 0; t < Tracked; t++) history[t, historyCount] = ratings[trackedPlayers[t]];
+            historyCount++;
+        }
+
         private void OnGUI()
         {
             if (population == null) return;
-            GUILayout.BeginArea(new Rect(10, 10, 330, Screen.height - 20));
-            GUILayout.Label("Ranking ELO — League Demo (" + population.MatchesPlayed + " matches)");
+            GUILayout.BeginArea(new Rect(10, 10, 360, Screen.height - 20));
+            GUILayout.Label(title);
             GUILayout.BeginHorizontal();
-            if (GUILayout.Button("Play 1 match")) population.PlayMatch();
-            if (GUILayout.Button("Play " + batchSize)) population.PlayMatches(batchSize);
-            if (GUILayout.Button("Reset")) population.Reset();
+            bool changed = false;
+            if (GUILayout.Button("Play 1 match")) changed = population.PlayMatch();
+            if (GUILayout.Button(playManyLabel)) changed = population.PlayMatches(batchSize) > 0;
+            if (GUILayout.Button("Reset"))
+            {
+                population.Reset();
+                historyCount = 0;
+                changed = true;
+            }
             GUILayout.EndHorizontal();
-            DrawLeaderboard();
+            DrawLegend();
+            GUILayout.Label(" #  player       rating   skill  league");
+            for (int place = 0; place < ranked; place++)
+            {
+                GUI.color = LeagueColors[leagues[ranking[place]]];
+                GUILayout.Label(rows[place]);
+            }
+            GUI.color = Color.white;
             GUILayout.EndArea();
-            DrawScatter(new Rect(350, 10, Screen.width - 360, Screen.height - 20));
+            float right = Screen.width - 390;
+            DrawScatter(new Rect(380, 10, right, (Screen.height - 30) * 0.6f));
+            DrawHistory(new Rect(380, 20 + (Screen.height - 30) * 0.6f, right, (Screen.height - 30) * 0.4f));
+            if (changed) Refresh();
         }
 
-        private void DrawLeaderboard()
+        private void DrawLegend()
         {
-            int[] ranking = population.Ranking();
-            var members = population.Members;
-            int[] counts = population.LeagueCounts();
-            GUILayout.Label(string.Format(CultureInfo.InvariantCulture, "Bronze {0}  Silver {1}  Gold {2}  Platinum {3}", counts[0], counts[1], counts[2], counts[3]));
-            for (int place = 0; place < Mathf.Min(15, ranking.Length); place++)
+            GUILayout.BeginHorizontal();
+            for (int league = 0; league < legend.Length; league++)
             {
-                Population.Member m = members[ranking[place]];
-                string league = Population.LeagueNames[population.LeagueOfPlayer(ranking[place])];
-                GUILayout.Label(string.Format(CultureInfo.InvariantCulture, "{0,2}. {1,-10} {2,7:F0}  skill {3,5:F0}  {4}",
-                    place + 1, m.Name, m.State.Rating, m.Skill, league));
+                GUI.color = LeagueColors[league];
+                GUILayout.Label(legend[league]);
             }
+            GUI.color = Color.white;
+            GUILayout.EndHorizontal();
         }
 
         private void DrawScatter(Rect area)
         {
-            GUI.Box(area, "Rating (vertical) against hidden skill (horizontal)");
+            GUI.Box(area, "Rating (vertical) against hidden skill (horizontal), 700 to 2100");
             const float low = 700f, high = 2100f;
-            Color previous = GUI.color;
-            var members = population.Members;
-            for (int i = 0; i < members.Count; i++)
+            for (int i = 0; i < ratings.Length; i++)
             {
-                Population.Member m = members[i];
-                float x = area.x + (m.Skill - low) / (high - low) * area.width;
-                float y = area.y + area.height - (m.State.Rating - low) / (high - low) * area.height;
-                GUI.color = LeagueColors[population.LeagueOfPlayer(i)];
+                float x = area.x + (population.SkillOf(i) - low) / (high - low) * area.width;
+                float y = area.y + area.height - (ratings[i] - low) / (high - low) * area.height;
+                GUI.color = LeagueColors[leagues[i]];
                 GUI.DrawTexture(new Rect(x - 3, y - 3, 6, 6), Texture2D.whiteTexture);
             }
-            GUI.color = previous;
+            GUI.color = Color.white;
+        }
+
+        /// <summary>The first leaders' ratings after each refresh (the last 120), one colour per player.</summary>
+        private void DrawHistory(Rect area)
+        {
+            GUI.Box(area, "Rating over time: the leaders when the season started");
+            if (historyCount < 2) return;
+            float low = float.MaxValue, high = float.MinValue;
+            for (int t = 0; t < Tracked; t++)
+                for (int h = 0; h < historyCount; h++)
+                {
+                    low = Mathf.Min(low, history[t, h]);
+                    high = Mathf.Max(high, history[t, h]);
+                }
+            float span = Mathf.Max(high - low, 1f);
+            for (int t = 0; t < Tracked; t++)
+            {
+                GUI.color = TrackColors[t];
+                for (int h = 0; h < historyCount; h++)
+                {
+                    float x = area.x + 4 + h * (area.width - 8) / (HistoryLength - 1);
+                    float y = area.y + area.height - 6 - (history[t, h] - low) / span * (area.height - 24);
+                    GUI.DrawTexture(new Rect(x - 1.5f, y - 1.5f, 3, 3), Texture2D.whiteTexture);
+                }
+            }
+            GUI.color = Color.white;
         }
     }
 }

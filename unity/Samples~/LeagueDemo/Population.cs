@@ -84,6 +84,37 @@ namespace RankingElo.Samples
             }
         }
 
+        /// <summary>Number of players.</summary>
+        public int Size
+        {
+            get { return size; }
+        }
+
+        /// <summary>Player <paramref name="index"/>'s hidden skill.</summary>
+        /// <param name="index">The player.</param>
+        /// <returns>The skill.</returns>
+        public float SkillOf(int index)
+        {
+            return skills[index];
+        }
+
+        /// <summary>
+        /// Fills the caller's buffers with the current ratings, leagues, ranking (best first)
+        /// and league counts without allocating, for views that redraw every frame.
+        /// </summary>
+        /// <param name="ratings">Receives every player's rating (length <see cref="Size"/>).</param>
+        /// <param name="leagues">Receives every player's league (length <see cref="Size"/>).</param>
+        /// <param name="ranking">Receives the best players' indices, best first.</param>
+        /// <param name="leagueCounts">Receives the players per league (length 4).</param>
+        /// <returns>How many indices <paramref name="ranking"/> received.</returns>
+        public int Fill(float[] ratings, int[] leagues, int[] ranking, int[] leagueCounts)
+        {
+            pool.GetRatings(ratings);
+            pool.GetLeagues(leagues);
+            pool.LeagueCounts(new Span<int>(leagueCounts));
+            return pool.Top(new Span<int>(ranking));
+        }
+
         /// <summary>The league index of player <paramref name="index"/>.</summary>
         /// <param name="index">The player.</param>
         /// <returns>0 (Bronze) to 3 (Platinum).</returns>
