@@ -25,7 +25,7 @@ namespace RankingElo
     /// }
     /// </code>
     /// </example>
-    public sealed class RatingPool : IDisposable
+    public sealed partial class RatingPool : IDisposable
     {
         private readonly EloPoolHandle handle;
 
