@@ -178,17 +178,19 @@ pub struct Pool {
     pub(crate) players: Vec<PlayerState>,
     /// Added to every stored rating (zero-sum adjustments); 0 when zero-sum is off.
     pub(crate) offset: f64,
-    /// Exact sum of the stored (relative) ratings, kept up to date match by match.
-    pub(crate) stored_sum: RatingSum,
+    /// Exact sum of the stored (relative) ratings, kept up to date by every change while it
+    /// is known; `None` after a block of matches without zero-sum (the hot loop does not
+    /// keep it: nothing there needs it), recomputed exactly when asked for.
+    pub(crate) stored_sum: Option<RatingSum>,
     /// An upper bound of the largest stored rating magnitude (see [`Pool::ensure_room`]).
     pub(crate) magnitude_bound: f64,
 }
 
 /// Pools are equal when their rules, players and zero-sum offset are (the total follows
-/// from the players; the magnitude bound is a cache).
+/// from the players; the sum and the magnitude bound are caches).
 impl PartialEq for Pool {
     fn eq(&self, other: &Self) -> bool {
-        self.rules == other.rules && self.players == other.players && self.offset.to_bits() == other.offset.to_bits() && self.stored_sum == other.stored_sum
+        self.rules == other.rules && self.players == other.players && self.offset.to_bits() == other.offset.to_bits()
     }
 }
 
@@ -196,7 +198,7 @@ impl Pool {
     /// An empty pool.
     #[must_use]
     pub fn new(rules: Rules) -> Self {
-        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: RatingSum::default(), magnitude_bound: 0.0 }
+        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: Some(RatingSum::default()), magnitude_bound: 0.0 }
     }
 
     /// A pool holding `players` (stored ratings relative to `offset`), its total and
@@ -204,7 +206,27 @@ impl Pool {
     pub(crate) fn from_parts(rules: Rules, players: Vec<PlayerState>, offset: f64) -> Self {
         let stored_sum = RatingSum::of(players.iter().map(|p| p.rating));
         let magnitude_bound = players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
-        Self { rules, players, offset, stored_sum, magnitude_bound }
+        Self { rules, players, offset, stored_sum: Some(stored_sum), magnitude_bound }
+    }
+
+    /// The exact sum of the stored ratings: the kept one, or recomputed (O(N)).
+    fn stored_sum(&self) -> RatingSum {
+        self.stored_sum.unwrap_or_else(|| RatingSum::of(self.players.iter().map(|p| p.rating)))
+    }
+
+    /// [`Self::total`], keeping the exact sum so that the next queries are O(1) until the
+    /// next block of matches.
+    pub fn refresh_total(&mut self) -> f64 {
+        self.keep_sum();
+        self.total()
+    }
+
+    /// Makes the kept sum known again (after a block of matches), so that the next queries
+    /// and changes are O(1).
+    pub(crate) fn keep_sum(&mut self) -> RatingSum {
+        let sum = self.stored_sum();
+        self.stored_sum = Some(sum);
+        sum
     }
 
     /// The rules the pool rates with.
@@ -277,7 +299,9 @@ impl Pool {
 
     fn push(&mut self, state: PlayerState) {
         let stored = (f64::from(state.rating) - self.offset) as f32;
-        self.stored_sum.add(stored);
+        if let Some(sum) = &mut self.stored_sum {
+            sum.add(stored);
+        }
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players.push(PlayerState { rating: stored, ..state });
     }
@@ -317,7 +341,9 @@ impl Pool {
         }
         check_rating(state.rating, "player.rating").map_err(PoolError::InvalidPlayer)?;
         let stored = (f64::from(state.rating) - self.offset) as f32;
-        self.stored_sum.replace(self.players[index].rating, stored);
+        if let Some(sum) = &mut self.stored_sum {
+            sum.replace(self.players[index].rating, stored);
+        }
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players[index] = PlayerState { rating: stored, ..state };
         Ok(())
@@ -441,8 +467,9 @@ impl Pool {
     fn apply_blocks(&mut self, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
         // Separate borrows: the compiler then knows that storing a player never changes
         // the rules, and keeps their fields in registers for the whole loop.
-        let Self { rules, players, stored_sum, .. } = self;
-        apply_blocks(rules, players, stored_sum, matches, outputs);
+        let Self { rules, players, .. } = self;
+        apply_blocks(rules, players, matches, outputs);
+        self.stored_sum = None;
     }
 
     /// One validated match; returns the ratings before and after (before any zero-sum
@@ -456,8 +483,10 @@ impl Pool {
         let (new_a, new_b) = self.rules.rate_players_unchecked(&a, &b, m.outcome);
         let store_a = if self.offset == 0.0 { new_a.rating } else { (f64::from(new_a.rating) - self.offset) as f32 };
         let store_b = if self.offset == 0.0 { new_b.rating } else { (f64::from(new_b.rating) - self.offset) as f32 };
-        self.stored_sum.replace(stored_a.rating, store_a);
-        self.stored_sum.replace(stored_b.rating, store_b);
+        if let Some(sum) = &mut self.stored_sum {
+            sum.replace(stored_a.rating, store_a);
+            sum.replace(stored_b.rating, store_b);
+        }
         self.players[m.a] = PlayerState { rating: store_a, ..new_a };
         self.players[m.b] = PlayerState { rating: store_b, ..new_b };
         self.rebalance();
@@ -491,7 +520,7 @@ impl Pool {
         if let Some(total) = self.rules.config.zero_sum_total {
             if !self.players.is_empty() {
                 let n = self.players.len() as f64;
-                self.offset = (total - self.stored_sum.value()) / n;
+                self.offset = (total - self.keep_sum().value()) / n;
             }
         }
     }
@@ -500,10 +529,12 @@ impl Pool {
     /// with 40 fraction bits: exact for every rating of magnitude `2^-17` or more), rounded once to
     /// `f64`, plus `N` times the zero-sum offset. Without zero-sum the offset is 0 and this
     /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
-    /// it is the configured total up to the rounding of the offset.
+    /// it is the configured total up to the rounding of the offset. O(1) while the sum is
+    /// kept; after a block of matches (not zero-sum) it is recomputed in O(N) until a
+    /// `&mut` call keeps it again ([`Self::refresh_total`]).
     #[must_use]
     pub fn total(&self) -> f64 {
-        self.stored_sum.value() + self.players.len() as f64 * self.offset
+        self.stored_sum().value() + self.players.len() as f64 * self.offset
     }
 
     /// League of player `index`.
@@ -571,14 +602,13 @@ impl Pool {
 }
 
 /// See [`Pool::apply_blocks`].
-fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut RatingSum, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+fn apply_blocks(rules: &Rules, players: &mut [PlayerState], matches: &[Match], outputs: &mut MatchOutputs<'_>) {
     const BLOCK: usize = 32;
     let isa = crate::kernel::Isa::best();
     let mut a_states = [PlayerState::new(0.0); BLOCK];
     let mut b_states = [PlayerState::new(0.0); BLOCK];
     let (mut a_ratings, mut b_ratings, mut expected) = ([0.0f32; BLOCK], [0.0f32; BLOCK], [0.0f64; BLOCK]);
     let mut seen = BlockSet::new();
-    let mut sum = *stored_sum;
     let simple = SimplePlan::new(rules);
     let wants_outputs = outputs.delta_a.is_some() || outputs.delta_b.is_some() || outputs.expected_a.is_some();
     let mut start = 0;
@@ -604,8 +634,6 @@ fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut Rat
                 Some(plan) => plan.rate_players(a, b, m.outcome, expected[j]),
                 None => rules.rate_players_expected(a, b, m.outcome, expected[j]),
             };
-            sum.replace(a.rating, new_a.rating);
-            sum.replace(b.rating, new_b.rating);
             players[m.a] = new_a;
             players[m.b] = new_b;
             if wants_outputs {
@@ -615,7 +643,6 @@ fn apply_blocks(rules: &Rules, players: &mut [PlayerState], stored_sum: &mut Rat
         }
         start += len;
     }
-    *stored_sum = sum;
 }
 
 /// The loop-invariant parameters of the common configuration (a constant K, no streak

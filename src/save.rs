@@ -169,7 +169,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         (1, Some(stored)) => {
             // Version 1 kept a running f64 sum; accept it when it agrees with the players
             // to within its own rounding, then use the exact sum.
-            let exact = pool.stored_sum.value();
+            let exact = pool.total();
             let tolerance = pool.magnitude_bound.max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
             if !stored.is_finite() || (stored - exact).abs() > tolerance {
                 return Err(invalid(format!("pool.stored_sum {stored} does not match the players' ratings (sum {exact})")));

@@ -433,7 +433,7 @@ pub unsafe extern "C" fn elo_pool_league_counts(pool: *const EloPool, out_counts
 pub unsafe extern "C" fn elo_pool_total(pool: *const EloPool, out_total: *mut f64) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_total, "out_total")? };
-        *out = lock(pool)?.total();
+        *out = lock(pool)?.refresh_total();
         Ok(())
     })
 }

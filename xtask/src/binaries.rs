@@ -6,7 +6,9 @@
 //!   Emscripten static library, linked by `emcc`) under `node`; each must pass and print
 //!   the same digest of its outputs as the freshly built host library;
 //! * the exported `elo_` functions of every binary (ELF, PE, Mach-O, archives) are exactly
-//!   the header's.
+//!   the header's;
+//! * the macOS library's code signature matches its bytes, and its install name and
+//!   minimum versions are right.
 //!
 //! Only the small test programs are compiled here, never the libraries, so this stays fast.
 
@@ -26,7 +28,7 @@ const WINE: &str = "/usr/lib/wine/wine64";
 
 fn ensure_tools() -> Result<(), String> {
     let hint = "install the cross compilers and runners (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user gcc-mingw-w64-x86-64 wine64 emscripten nodejs llvm-22)";
-    for program in ["aarch64-linux-gnu-gcc", "qemu-aarch64", "x86_64-w64-mingw32-gcc", "emcc", "node", "llvm-nm-22", WINE] {
+    for program in ["aarch64-linux-gnu-gcc", "qemu-aarch64", "x86_64-w64-mingw32-gcc", "emcc", "node", "llvm-nm-22", "llvm-readobj-22", WINE] {
         ensure(program, &PACKAGES, hint)?;
     }
     Ok(())
@@ -186,6 +188,32 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
         counts += Counts { passed: u64::from(same), failed: u64::from(!same) };
     }
     counts += exports()?;
+    counts += macos()?;
+    Ok(counts)
+}
+
+/// The macOS library, which cannot run here: its arm64 slice's ad-hoc code signature
+/// matches its bytes (`tests/macho_signature.py` recomputes every page hash, as the loader
+/// does), both slices are there, the install name is `@rpath/…`, and the minimum macOS
+/// versions are those of `dist.rs`.
+fn macos() -> Result<Counts, String> {
+    let path = plugin("macOS/universal");
+    let mut counts = Counts::default();
+    let signature = Command::new("python3").arg(root().join("tests/macho_signature.py")).arg(&path).output().map_err(|e| format!("python3: {e}"))?;
+    let report = String::from_utf8_lossy(&signature.stdout);
+    println!("    macOS signature: {}", report.trim().replace('\n', "; "));
+    counts += Counts { passed: u64::from(signature.status.success()), failed: u64::from(!signature.status.success()) };
+    let headers = Command::new("llvm-objdump-22").args(["--macho", "--private-headers", "--arch=all"]).arg(&path).output().map_err(|e| format!("llvm-objdump-22: {e}"))?;
+    let text = String::from_utf8_lossy(&headers.stdout);
+    for (what, needle) in [
+        ("install name @rpath", "name @rpath/libranking_elo.dylib"),
+        ("arm64 slice for macOS 11", "minos 11.0"),
+        ("x86_64 slice for macOS 10.13", "version 10.13"),
+    ] {
+        let ok = text.contains(needle);
+        println!("    macOS {what}: {}", if ok { "yes" } else { "NO" });
+        counts += Counts { passed: u64::from(ok), failed: u64::from(!ok) };
+    }
     Ok(counts)
 }
 
@@ -212,18 +240,22 @@ fn exports() -> Result<Counts, String> {
     let mut counts = Counts::default();
     for platform in PLATFORMS {
         let path = platform.path();
-        // Shared libraries: the dynamic export table; archives: the defined globals.
-        let mut args: Vec<&str> = vec!["--defined-only", "--extern-only", "--just-symbol-name"];
-        if platform.kind != Kind::Static && !platform.folder.starts_with("macOS") && !platform.folder.starts_with("Windows") {
-            args.push("--dynamic");
-        }
-        let output = Command::new("llvm-nm-22").args(&args).arg(&path).output().map_err(|e| format!("llvm-nm-22: {e}"))?;
+        // A DLL: its export table; ELF shared libraries: the dynamic symbol table; Mach-O and
+        // archives: the defined global symbols (every slice of a universal file).
+        let (tool, args): (&str, Vec<&str>) = if platform.kind == Kind::MingwShared {
+            ("llvm-readobj-22", vec!["--coff-exports"])
+        } else if platform.kind == Kind::ZigShared && !platform.folder.starts_with("macOS") {
+            ("llvm-nm-22", vec!["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"])
+        } else {
+            ("llvm-nm-22", vec!["--defined-only", "--extern-only", "--just-symbol-name"])
+        };
+        let output = Command::new(tool).args(&args).arg(&path).output().map_err(|e| format!("{tool}: {e}"))?;
         if !output.status.success() {
-            return Err(format!("llvm-nm-22 {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)));
+            return Err(format!("{tool} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)));
         }
         let found: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
             .lines()
-            .map(|l| l.trim().trim_start_matches('_').to_owned())
+            .map(|l| l.trim().trim_start_matches("Name: ").trim_start_matches('_').to_owned())
             .filter(|name| name.starts_with("elo_"))
             .collect();
         let missing: Vec<&String> = wanted.difference(&found).collect();

@@ -8,6 +8,7 @@
 //!   library), the C program and the reference vectors against the Unity package's
 //!   committed binaries for Linux x86-64 and arm64 (qemu), Windows (wine) and WebGL (node),
 //!   their exports, the C# wrapper's NUnit suite on Mono, and the Unity package checker.
+//! * `cargo xtask test-binaries`: only the checks of the committed binaries (part of `test`).
 //! * `cargo xtask dist`: build every platform's binary into the Unity package
 //!   (`unity/Runtime/Plugins`) and the UPM tarball (`target/dist`); see `dist.rs`.
 //! * `cargo xtask fuzz [--seconds N] [target…]`: run the fuzz targets (`fuzz/`, nightly)
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
         "test" => test(),
         "demo" => demo(),
         "stage" => stage().map(|_| Counts::default()),
+        "test-binaries" => test_binaries(),
         "fuzz" => {
             let args: Vec<String> = std::env::args().skip(2).collect();
             fuzz::fuzz(&args).map(|()| Counts::default())
@@ -47,7 +49,7 @@ fn main() -> ExitCode {
         }
         "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | test-binaries | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -88,6 +90,17 @@ fn test() -> Result<Counts, String> {
     mono::unity_compile_check()?;
     if counts.failed > 0 {
         return Err(format!("{} test(s) failed", counts.failed));
+    }
+    Ok(counts)
+}
+
+/// Only the checks of the committed binaries (a part of `test`): after `cargo xtask dist`.
+fn test_binaries() -> Result<Counts, String> {
+    tools::ensure_c_compiler()?;
+    let library = build_release(&[("RANKING_ELO_FREEZE_GENERATED", "1")])?;
+    let counts = binaries::run_all(&library)?;
+    if counts.failed > 0 {
+        return Err(format!("{} check(s) failed", counts.failed));
     }
     Ok(counts)
 }
