@@ -1,7 +1,8 @@
 //! `cargo xtask fuzz [--seconds N] [target…]`: runs the cargo-fuzz targets in `fuzz/`
-//! (libFuzzer, AddressSanitizer, nightly Rust) for a bounded time each, keeps the inputs
-//! that reached new code in `fuzz/corpus/<target>/` (minimized with `cargo fuzz cmin`, to
-//! commit), and prints the executions per target. A finding stops the run: its input is
+//! (libFuzzer, AddressSanitizer, nightly Rust) for a bounded time each, starting from the
+//! committed corpus (`fuzz/corpus/<target>/`) in a working copy under `target/`, then merges
+//! the inputs that reached new code back into the committed corpus (`-merge=1`: only inputs
+//! that add coverage, to commit), and prints the executions per target. A finding stops the run: its input is
 //! in `fuzz/artifacts/<target>/`; add it to the corpus once fixed, and the ordinary test
 //! suite (`tests/fuzz_corpus.rs`) replays it on stable Rust from then on.
 
@@ -34,8 +35,14 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
     }
     let mut report = Vec::new();
     for target in targets {
-        let corpus = root().join("fuzz/corpus").join(target);
+        let committed = root().join("fuzz/corpus").join(target);
+        std::fs::create_dir_all(&committed).map_err(|e| e.to_string())?;
+        // The fuzzer works in a copy, so the committed corpus never changes under a test run.
+        let corpus = root().join("target/fuzz-corpus").join(target);
         std::fs::create_dir_all(&corpus).map_err(|e| e.to_string())?;
+        for entry in std::fs::read_dir(&committed).map_err(|e| e.to_string())?.flatten() {
+            std::fs::copy(entry.path(), corpus.join(entry.file_name())).map_err(|e| e.to_string())?;
+        }
         let log = root().join(format!("target/fuzz-{target}.log"));
         let log_file = std::fs::File::create(&log).map_err(|e| e.to_string())?;
         println!("==> fuzz {target} for {seconds} s (log: {})", log.display());
@@ -59,12 +66,14 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
             let tail: Vec<&str> = text.lines().rev().take(30).collect();
             return Err(format!("fuzz target {target} found a problem after {runs} executions:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));
         }
-        Step::new(&format!("minimize the {target} corpus"), "cargo")
+        Step::new(&format!("merge the new {target} inputs into the committed corpus"), "cargo")
             .current_dir(&root().join("fuzz"))
-            .args(["+nightly", "fuzz", "cmin", "--sanitizer", "address", target])
+            .args(["+nightly", "fuzz", "run", "--sanitizer", "address", target])
+            .arg(&committed)
             .arg(&corpus)
+            .args(["--", "-merge=1"])
             .run()?;
-        let kept = std::fs::read_dir(&corpus).map(Iterator::count).unwrap_or(0);
+        let kept = std::fs::read_dir(&committed).map(Iterator::count).unwrap_or(0);
         report.push(format!("{target}: {runs} executions in {seconds} s, no finding; corpus {kept} inputs"));
     }
     for line in &report {
