@@ -430,3 +430,30 @@ fn seed_004_points_terms_and_zero_sum_rules() {
     assert!((total(pool) - 1000.0).abs() < 1e-9);
     unsafe { elo_pool_free(pool) };
 }
+
+/// A pool refuses, whole, a list of matches that could take a rating past the largest it
+/// holds (2^55), and says so; ratings near the limit only arrive through saves.
+#[test]
+fn a_pool_never_grows_a_rating_past_its_range() {
+    let near_limit = 2f64.powi(55) - 1e6;
+    let payload = format!(
+        r#"{{"config":{},"players":[{{"rating":{near_limit}}},{{"rating":0}}],"offset":0.0}}"#,
+        Config::default().to_json()
+    );
+    let text = format!(r#"{{"format":"ranking-elo-pool","version":2,"checksum":"{}","pool":{payload}}}"#, ranking_elo::save::checksum(&payload));
+    let mut pool = ranking_elo::save::from_json(&text).expect("a rating within 2^55 loads");
+    let before = pool.clone();
+    let error = pool.apply(&[Match::new(0, 1, Outcome::WIN)], None).unwrap_err();
+    assert!(error.to_string().contains("past 2^55"), "{error}");
+    assert_eq!(pool, before, "nothing applied");
+    // Far from the limit, the same pool plays on.
+    let mut ordinary = Pool::new(Config::default().validate().unwrap());
+    ordinary.add_players(2);
+    for _ in 0..1000 {
+        ordinary.apply(&[Match::new(0, 1, Outcome::WIN)], None).unwrap();
+    }
+    // Too large for the pool is refused at load.
+    let beyond = payload.replace(&format!("{near_limit}"), "1e17");
+    let text = format!(r#"{{"format":"ranking-elo-pool","version":2,"checksum":"{}","pool":{beyond}}}"#, ranking_elo::save::checksum(&beyond));
+    assert!(ranking_elo::save::from_json(&text).unwrap_err().to_string().contains("within 2^55"));
+}
