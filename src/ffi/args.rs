@@ -100,11 +100,30 @@ pub unsafe fn write_text(text: &str, buffer: *mut c_char, buffer_len: i32, out_l
     Ok(())
 }
 
+/// The bytes an array of `len` elements at `ptr` spans, for the overlap checks.
+#[derive(Debug, Clone, Copy)]
+pub struct Region {
+    start: usize,
+    bytes: usize,
+}
+
+impl Region {
+    /// The region of `len` elements at `ptr`.
+    #[must_use]
+    pub fn of<T>(ptr: *const T, len: usize) -> Self {
+        Self { start: ptr as usize, bytes: len.saturating_mul(std::mem::size_of::<T>()) }
+    }
+
+    /// Whether the two regions share a byte.
+    #[must_use]
+    pub fn overlaps(self, other: Self) -> bool {
+        self.bytes > 0 && other.bytes > 0 && self.start < other.start.saturating_add(other.bytes) && other.start < self.start.saturating_add(self.bytes)
+    }
+}
+
 /// Whether two arrays of `len` elements overlap in memory.
 pub fn overlaps<T>(a: *const T, b: *const T, len: usize) -> bool {
-    let bytes = len.saturating_mul(std::mem::size_of::<T>());
-    let (a, b) = (a as usize, b as usize);
-    a < b.saturating_add(bytes) && b < a.saturating_add(bytes)
+    Region::of(a, len).overlaps(Region::of(b, len))
 }
 
 fn null_pointer(name: &str) -> FfiError {

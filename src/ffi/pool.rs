@@ -9,7 +9,7 @@ use std::os::raw::c_char;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use super::args::{arg_rating, arg_len, arg_mut, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text};
+use super::args::{arg_len, arg_mut, arg_rating, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text, Region};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use super::rate::EloPlayerState;
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn elo_pool_apply(
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
         let scores = unsafe { arg_slice(score_a, n, "score_a")? };
-        let inputs = [region(player_a, n), region(player_b, n), region(score_a, n)];
+        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
         unsafe {
             apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |_| {
                 read_matches(player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
@@ -270,7 +270,7 @@ pub unsafe extern "C" fn elo_pool_apply_points(
         let n = arg_len(count, "count")?;
         let scored_a = unsafe { arg_slice(points_a, n, "points_a")? };
         let scored_b = unsafe { arg_slice(points_b, n, "points_b")? };
-        let inputs = [region(player_a, n), region(player_b, n), region(points_a, n), region(points_b, n)];
+        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(points_a, n), Region::of(points_b, n)];
         unsafe {
             apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |rules| {
                 read_matches(player_a, player_b, n, |i| {
@@ -282,11 +282,6 @@ pub unsafe extern "C" fn elo_pool_apply_points(
             })
         }
     })
-}
-
-/// The memory an input array of `n` elements spans, for the overlap checks.
-fn region<T>(ptr: *const T, n: usize) -> (usize, usize) {
-    (ptr as usize, n.saturating_mul(std::mem::size_of::<T>()))
 }
 
 /// Reads the match list; `outcome(i)` gives match `i`'s outcome or the error to report.
@@ -308,21 +303,21 @@ unsafe fn read_matches(player_a: *const i32, player_b: *const i32, n: usize, out
 unsafe fn apply(
     pool: *mut EloPool,
     n: usize,
-    inputs: &[(usize, usize)],
+    inputs: &[Region],
     outputs: [*mut f32; 3],
     matches: impl FnOnce(&crate::config::Rules) -> Result<Vec<Match>, FfiError>,
 ) -> Result<(), FfiError> {
     let names = ["out_delta_a", "out_delta_b", "out_expected_a"];
-    let bytes = n.saturating_mul(std::mem::size_of::<f32>());
     for (i, out) in outputs.iter().enumerate() {
-        if out.is_null() || n == 0 {
+        if out.is_null() {
             continue;
         }
-        let (start, end) = (*out as usize, (*out as usize).saturating_add(bytes));
-        let overlaps = |(other, len): (usize, usize)| other != 0 && len > 0 && start < other.saturating_add(len) && other < end;
-        let clash = outputs[..i].iter().position(|o| !o.is_null() && overlaps((*o as usize, bytes)))
+        let region = Region::of(out.cast_const(), n);
+        let clash = outputs[..i]
+            .iter()
+            .position(|o| !o.is_null() && region.overlaps(Region::of(o.cast_const(), n)))
             .map(|j| names[j])
-            .or_else(|| inputs.iter().any(|r| overlaps(*r)).then_some("an input array"));
+            .or_else(|| inputs.iter().any(|input| region.overlaps(*input)).then_some("an input array"));
         if let Some(other) = clash {
             return Err(FfiError::new(EloResult::OverlappingBuffers, format!("{} overlaps {other}", names[i])));
         }
