@@ -122,11 +122,19 @@ fn bench_mono() -> Result<Counts, String> {
     Ok(Counts::default())
 }
 
-/// Builds the release library and copies it into the Unity package's plugin folder for
-/// this machine; returns that folder.
+/// Builds the plugin for this machine into the Unity package's plugin folder; returns that
+/// folder. On Linux x86-64 it uses the shipping recipe (`cargo xtask dist Linux/x86_64`:
+/// the same pinned toolchain and glibc floor), which reproduces the committed binary bit for
+/// bit when the source has not changed, so staging never leaves a different binary in the
+/// package; elsewhere it copies this machine's release build.
 fn stage() -> Result<PathBuf, String> {
-    let library = build_release(&[])?;
     let folder = host_plugin_folder()?;
+    if folder == "Linux/x86_64" {
+        dist::dist(&[folder.to_owned()])?;
+        println!("==> staged unity/Runtime/Plugins/{folder} (the shipping build)");
+        return Ok(root().join("unity/Runtime/Plugins").join(folder));
+    }
+    let library = build_release(&[])?;
     let plugin_dir = root().join("unity/Runtime/Plugins").join(folder);
     std::fs::create_dir_all(&plugin_dir).map_err(|e| e.to_string())?;
     let name = mono::native_name();
