@@ -56,21 +56,18 @@
 )]
 #![allow(clippy::many_single_char_names, reason = "formula variables keep the SPEC's names")]
 
+// The layers, one folder each: the rating math, the batch kernel, ladders (pools,
+// matchmaking, saves), and the C ABI on top.
 pub mod batch;
-pub mod config;
-pub mod detmath;
 pub mod error;
-pub mod expected;
 pub mod ffi;
-pub mod kernel;
-pub mod kpolicy;
-pub mod league;
-pub mod matchmaking;
-pub mod outcome;
-pub mod player;
-pub mod pool;
-pub mod save;
-pub mod update;
+pub mod ladder;
+pub mod rating;
+
+// Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
+pub use batch::kernel;
+pub use ladder::{matchmaking, pool, save};
+pub use rating::{config, detmath, expected, kpolicy, league, outcome, player, update};
 
 pub use config::{Config, KCombine, Rounding, Rules};
 pub use error::{ConfigError, Error};

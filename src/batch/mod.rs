@@ -11,9 +11,10 @@
 //! assert_eq!((a[0], b[0]), (1016.0, 984.0));
 //! ```
 
+pub mod kernel;
+
 use crate::config::Rules;
 use crate::error::{check_rating, Error};
-use crate::kernel;
 use crate::outcome::{check_score, Outcome};
 use crate::update::check_k;
 

@@ -1,0 +1,12 @@
+//! The rating math, free of FFI concerns: expected score (SPEC 1), outcomes (2), the pair
+//! update rule (3), K policies (4), leagues (6), player state, the configuration, and the
+//! deterministic arithmetic they all use.
+
+pub mod config;
+pub mod detmath;
+pub mod expected;
+pub mod kpolicy;
+pub mod league;
+pub mod outcome;
+pub mod player;
+pub mod update;
