@@ -108,6 +108,12 @@ pub struct Config {
     pub leagues: Leagues,
     /// Zero-sum pools keep their rating total at this value (SPEC 7); `None` for off.
     pub zero_sum_total: Option<f64>,
+    /// A team's rating from its members' (team matches).
+    pub team_rating: crate::rating::team::TeamRating,
+    /// How a team's change is shared among its members.
+    pub team_split: crate::rating::team::TeamSplit,
+    /// What a free-for-all's summed pair terms are divided by.
+    pub placement_normalization: crate::rating::placement::PlacementNormalization,
 }
 
 impl Default for Config {
@@ -126,6 +132,9 @@ impl Default for Config {
             initial_rating: DEFAULT_INITIAL_RATING,
             leagues: Leagues::default(),
             zero_sum_total: None,
+            team_rating: crate::rating::team::TeamRating::Mean,
+            team_split: crate::rating::team::TeamSplit::Equal,
+            placement_normalization: crate::rating::placement::PlacementNormalization::NMinusOne,
         }
     }
 }

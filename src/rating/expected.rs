@@ -146,7 +146,13 @@ impl Expectation {
     #[inline(always)]
     #[must_use]
     pub fn expected_a(&self, rating_a: f32, rating_b: f32) -> f64 {
-        let difference = self.difference(rating_a, rating_b);
+        self.expected_from_difference(self.difference(rating_a, rating_b))
+    }
+
+    /// Expected score for a capped rating difference `R_A - R_B` (team ratings are `f64`).
+    #[inline(always)]
+    #[must_use]
+    pub fn expected_from_difference(&self, difference: f64) -> f64 {
         match self.kind {
             ExpectationKind::Logistic => logistic(difference, self.scale),
             ExpectationKind::Linear => linear(difference, self.scale),
@@ -158,7 +164,14 @@ impl Expectation {
     #[inline(always)]
     #[must_use]
     pub fn difference(&self, rating_a: f32, rating_b: f32) -> f64 {
-        detmath::clamp_keep_nan(f64::from(rating_a) - f64::from(rating_b), -self.cap, self.cap)
+        self.cap_difference(f64::from(rating_a) - f64::from(rating_b))
+    }
+
+    /// A difference capped at the configured maximum.
+    #[inline(always)]
+    #[must_use]
+    pub fn cap_difference(&self, difference: f64) -> f64 {
+        detmath::clamp_keep_nan(difference, -self.cap, self.cap)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The rating math, free of FFI concerns: expected score (SPEC 1), outcomes (2), the pair
-//! update rule (3), K policies (4), leagues (6), player state, the configuration, and the
-//! deterministic arithmetic they all use.
+//! update rule (3), K policies (4), leagues (6), team matches and free-for-all placements
+//! (docs/teams.md), player state, the configuration, and the deterministic arithmetic
+//! they all use.
 
 pub mod config;
 pub mod detmath;
@@ -8,5 +9,7 @@ pub mod expected;
 pub mod kpolicy;
 pub mod league;
 pub mod outcome;
+pub mod placement;
 pub mod player;
+pub mod team;
 pub mod update;

@@ -105,8 +105,9 @@ pub fn rate_with_expected(
     )
 }
 
+/// `max(R + round(delta), R_min)` as an `f32`: the last step of every update rule.
 #[inline(always)]
-fn apply_delta(rating: f32, delta: f64, rounding: Rounding, floor: f64) -> f32 {
+pub(crate) fn apply_delta(rating: f32, delta: f64, rounding: Rounding, floor: f64) -> f32 {
     let updated = f64::from(rating) + rounding.apply(delta);
     (if updated < floor { floor } else { updated }) as f32
 }
@@ -139,7 +140,7 @@ impl Rules {
     /// `L` and `V` for a player at `rating`: the league's when it overrides them, else the
     /// configuration's.
     #[inline(always)]
-    fn bonuses(&self, rating: f32) -> (f64, f64) {
+    pub(crate) fn bonuses(&self, rating: f32) -> (f64, f64) {
         let (l, v) = (self.config.score_share_bonus, self.config.victory_bonus);
         if !self.league_bonuses {
             return (l, v);
@@ -224,6 +225,18 @@ impl Rules {
         let k_a = self.k_from_rating(rating_a)?;
         let k_b = self.k_from_rating(rating_b)?;
         Ok(self.rate_with_k(rating_a, rating_b, outcome, k_a, k_b))
+    }
+
+    /// One player's streak penalty `1 / (1 + alpha s)` (SPEC 5); 1 when penalties are off.
+    #[inline(always)]
+    #[must_use]
+    pub fn streak_penalty(&self, streak: u32) -> f64 {
+        let alpha = self.config.streak_alpha;
+        if alpha == 0.0 {
+            1.0
+        } else {
+            1.0 / (1.0 + alpha * f64::from(streak))
+        }
     }
 
     /// The streak multiplier `M = 1/(1 + alpha s_A) * 1/(1 + alpha s_B)` (SPEC 5).
