@@ -67,7 +67,7 @@ pub mod rating;
 // Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
 pub use batch::kernel;
 pub use ladder::{matchmaking, pool, save};
-pub use rating::{config, detmath, expected, kpolicy, league, outcome, player, update};
+pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, team, update};
 
 pub use config::{Config, KCombine, Rounding, Rules};
 pub use error::{ConfigError, Error};

@@ -162,7 +162,7 @@ impl From<crate::pool::PoolError> for FfiError {
         use crate::pool::PoolError;
         let code = match &error {
             PoolError::IndexOutOfRange { .. } => EloResult::IndexOutOfRange,
-            PoolError::SamePlayer { .. } => EloResult::SamePlayer,
+            PoolError::SamePlayer { .. } | PoolError::DuplicatePlayer { .. } => EloResult::SamePlayer,
             PoolError::BadOutcome { error, .. } | PoolError::InvalidPlayer(error) => FfiError::from(error.clone()).code,
             PoolError::OutputLength { .. } => EloResult::InvalidLength,
             PoolError::RatingRange { .. } => EloResult::OutOfRange,

@@ -1,6 +1,8 @@
-//! Ladders: player pools with leagues and zero-sum totals (SPEC 7), matchmaking (SPEC 8)
+//! Ladders: player pools with leagues and zero-sum totals (SPEC 7), their team and
+//! free-for-all matches (`group_matches`), matchmaking (SPEC 8)
 //! and saves.
 
+pub mod group_matches;
 pub mod matchmaking;
 pub mod pool;
 pub mod save;

@@ -70,6 +70,13 @@ pub enum PoolError {
         /// Matches in the list.
         matches: usize,
     },
+    /// A player appears twice in one team or free-for-all match.
+    DuplicatePlayer {
+        /// Position of the match in the list.
+        position: usize,
+        /// The repeated index.
+        index: usize,
+    },
     /// An output array does not have one slot per match.
     OutputLength {
         /// Which output.
@@ -92,6 +99,9 @@ impl std::fmt::Display for PoolError {
             }
             Self::BadOutcome { position, error } => write!(f, "matches[{position}]: {error}; nothing was applied"),
             Self::InvalidPlayer(error) => error.fmt(f),
+            Self::DuplicatePlayer { position, index } => {
+                write!(f, "matches[{position}]: player {index} appears twice in the match; nothing was applied")
+            }
             Self::RatingRange { matches } => write!(
                 f,
                 "these {matches} matches could take a rating past 2^55, the largest a pool holds; nothing was applied"
@@ -155,7 +165,7 @@ impl RatingSum {
 
     /// Replaces rating `old` by `new`.
     #[inline(always)]
-    fn replace(&mut self, old: f32, new: f32) {
+    pub(crate) fn replace(&mut self, old: f32, new: f32) {
         self.0 += Self::fixed(new) - Self::fixed(old);
     }
 
@@ -308,7 +318,7 @@ impl Pool {
 
     /// The current rating of a stored player (its stored value plus the offset).
     #[inline(always)]
-    fn effective(&self, stored: f32) -> f32 {
+    pub(crate) fn effective(&self, stored: f32) -> f32 {
         if self.offset == 0.0 {
             stored
         } else {
@@ -501,8 +511,12 @@ impl Pool {
     ///
     /// # Errors
     /// [`PoolError::RatingRange`] when even the exact bound leaves no room.
-    fn ensure_room(&mut self, matches: usize) -> Result<(), PoolError> {
-        let growth = matches as f64 * 2.0 * MAX_CHANGE;
+    pub(crate) fn ensure_room(&mut self, matches: usize) -> Result<(), PoolError> {
+        self.ensure_room_for(matches, matches as f64 * 2.0 * MAX_CHANGE)
+    }
+
+    /// [`Self::ensure_room`] for `matches` matches that can move ratings by `growth` in all.
+    pub(crate) fn ensure_room_for(&mut self, matches: usize, growth: f64) -> Result<(), PoolError> {
         let fits = |bound: f64, offset: f64| bound + offset.abs() + growth <= MAX_POOL_RATING;
         if !fits(self.magnitude_bound, self.offset) {
             self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
@@ -516,7 +530,7 @@ impl Pool {
 
     /// Zero-sum mode: everybody receives `(T - sum R) / N`, as one shared offset (O(1)).
     #[inline(always)]
-    fn rebalance(&mut self) {
+    pub(crate) fn rebalance(&mut self) {
         if let Some(total) = self.rules.config.zero_sum_total {
             if !self.players.is_empty() {
                 let n = self.players.len() as f64;

@@ -1,0 +1,204 @@
+//! Team matches and free-for-all placements applied to a [`Pool`]: lists applied in order,
+//! atomically (the whole list is checked first; on any bad match nothing changes and the
+//! error names its position), with zero-sum totals kept after every match, as for pairs.
+//!
+//! ```
+//! use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
+//! use ranking_elo::pool::Pool;
+//! use ranking_elo::{Outcome, Rules};
+//!
+//! let mut pool = Pool::new(Rules::default());
+//! pool.add_players(6);
+//! pool.apply_teams(&[TeamMatch::new(&[0, 1], &[2, 3], Outcome::WIN)]).unwrap();
+//! assert_eq!(pool.rating(0), Some(1516.0));
+//! pool.apply_placements(&[PlacementMatch { entrants: &[0, 2, 4, 5], places: &[1, 2, 2, 4] }]).unwrap();
+//! assert_eq!(pool.player(4).unwrap().games_played, 1);
+//! ```
+
+use crate::error::{Error, MAX_FACTOR};
+use crate::outcome::Outcome;
+use crate::placement::ENTRANTS;
+use crate::player::PlayerState;
+use crate::pool::{Pool, PoolError};
+use crate::team::{Team, MAX_TEAM_SIZE};
+
+/// One team match of a list: member indices of each team, optional weights, the outcome
+/// seen from team A.
+#[derive(Debug, Clone, Copy)]
+pub struct TeamMatch<'a> {
+    /// Indices of team A's members.
+    pub team_a: &'a [usize],
+    /// Indices of team B's members.
+    pub team_b: &'a [usize],
+    /// Team A's weights (one per member), when the rules use weights.
+    pub weights_a: Option<&'a [f64]>,
+    /// Team B's weights.
+    pub weights_b: Option<&'a [f64]>,
+    /// The result seen from team A.
+    pub outcome: Outcome,
+}
+
+impl<'a> TeamMatch<'a> {
+    /// A match without weights.
+    #[must_use]
+    pub const fn new(team_a: &'a [usize], team_b: &'a [usize], outcome: Outcome) -> Self {
+        Self { team_a, team_b, weights_a: None, weights_b: None, outcome }
+    }
+}
+
+/// One free-for-all of a list: entrant indices and their places (1 = first, ties equal).
+#[derive(Debug, Clone, Copy)]
+pub struct PlacementMatch<'a> {
+    /// Indices of the entrants.
+    pub entrants: &'a [usize],
+    /// One place per entrant.
+    pub places: &'a [u32],
+}
+
+/// The most one team match moves a rating: a member's share of the K term is at most the
+/// team size times K, plus `L`, `V` and rounding.
+const TEAM_CHANGE: f64 = (MAX_TEAM_SIZE as f64 + 2.0) * MAX_FACTOR + 1.0;
+
+/// The most one free-for-all moves a rating (without normalisation: 255 virtual matches).
+const PLACEMENT_CHANGE: f64 = (*ENTRANTS.end() as f64 + 1.0) * MAX_FACTOR + 1.0;
+
+impl Pool {
+    /// The current states of players `indices` into `out` (cleared first), refusing an
+    /// index out of range or repeated.
+    fn gather(&self, position: usize, indices: &[usize], out: &mut Vec<PlayerState>) -> Result<(), PoolError> {
+        out.clear();
+        let len = self.players.len();
+        for (k, &index) in indices.iter().enumerate() {
+            if index >= len {
+                return Err(PoolError::IndexOutOfRange { position, index, len });
+            }
+            if indices[..k].contains(&index) {
+                return Err(PoolError::DuplicatePlayer { position, index });
+            }
+            let stored = self.players[index];
+            out.push(PlayerState { rating: self.effective(stored.rating), ..stored });
+        }
+        Ok(())
+    }
+
+    /// Writes new current states back for players `indices` (relative to the offset),
+    /// keeping the exact sum, then rebalances a zero-sum pool.
+    fn store(&mut self, indices: &[usize], states: &[PlayerState]) {
+        for (&index, state) in indices.iter().zip(states) {
+            let stored = if self.offset == 0.0 { state.rating } else { (f64::from(state.rating) - self.offset) as f32 };
+            if let Some(sum) = &mut self.stored_sum {
+                sum.replace(self.players[index].rating, stored);
+            }
+            self.players[index] = PlayerState { rating: stored, ..*state };
+        }
+        self.rebalance();
+    }
+
+    /// Applies team matches in order, atomically: every match is checked first (indices in
+    /// range, no player twice in a match, team sizes 1 to 64, weights, the outcome); on any
+    /// bad match nothing changes and the error gives its position.
+    ///
+    /// # Errors
+    /// The first bad match, with its position.
+    pub fn apply_teams(&mut self, matches: &[TeamMatch<'_>]) -> Result<(), PoolError> {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (position, m) in matches.iter().enumerate() {
+            let both: Vec<usize> = m.team_a.iter().chain(m.team_b).copied().collect();
+            self.gather(position, &both, &mut a)?;
+            self.gather(position, m.team_a, &mut a)?;
+            self.gather(position, m.team_b, &mut b)?;
+            let bad = |error: Error| PoolError::BadOutcome { position, error };
+            self.rules.check_team(&Team { members: &a, weights: m.weights_a }, "team_a").map_err(bad)?;
+            self.rules.check_team(&Team { members: &b, weights: m.weights_b }, "team_b").map_err(bad)?;
+            crate::outcome::check_score(m.outcome.score_a, "score_a").map_err(bad)?;
+            crate::outcome::check_score(m.outcome.share_a, "share_a").map_err(bad)?;
+        }
+        self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * TEAM_CHANGE)?;
+        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+        for (position, m) in matches.iter().enumerate() {
+            self.gather(position, m.team_a, &mut a)?;
+            self.gather(position, m.team_b, &mut b)?;
+            out_a.clone_from(&a);
+            out_b.clone_from(&b);
+            let team_a = Team { members: &a, weights: m.weights_a };
+            let team_b = Team { members: &b, weights: m.weights_b };
+            self.rules.rate_teams_unchecked(team_a, team_b, m.outcome, &mut out_a, &mut out_b);
+            self.store(m.team_a, &out_a);
+            self.store(m.team_b, &out_b);
+        }
+        Ok(())
+    }
+
+    /// Applies free-for-all matches in order, atomically: every match is checked first (2 to
+    /// 256 entrants, indices in range, no player twice, places from 1 to N); on any bad
+    /// match nothing changes and the error gives its position.
+    ///
+    /// # Errors
+    /// The first bad match, with its position.
+    pub fn apply_placements(&mut self, matches: &[PlacementMatch<'_>]) -> Result<(), PoolError> {
+        let mut states = Vec::new();
+        for (position, m) in matches.iter().enumerate() {
+            self.gather(position, m.entrants, &mut states)?;
+            self.rules.check_placements(&states, m.places).map_err(|error| PoolError::BadOutcome { position, error })?;
+        }
+        self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * PLACEMENT_CHANGE)?;
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        for (position, m) in matches.iter().enumerate() {
+            self.gather(position, m.entrants, &mut states)?;
+            out.clone_from(&states);
+            scratch.resize(3 * states.len(), 0.0);
+            self.rules.rate_placements_unchecked(&states, m.places, &mut scratch, &mut out);
+            self.store(m.entrants, &out);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Rules};
+
+    #[test]
+    fn team_lists_are_atomic_and_match_the_rules() {
+        let rules = Config::from_json(r#"{"streak_alpha":0.2}"#).unwrap();
+        let mut pool = Pool::new(rules.clone());
+        pool.add_players(6);
+        let before = pool.clone();
+        let bad = [TeamMatch::new(&[0, 1], &[2, 3], Outcome::WIN), TeamMatch::new(&[4], &[4], Outcome::WIN)];
+        assert_eq!(pool.apply_teams(&bad).unwrap_err(), PoolError::DuplicatePlayer { position: 1, index: 4 });
+        assert!(pool.apply_teams(&[TeamMatch::new(&[0], &[9], Outcome::WIN)]).unwrap_err().to_string().starts_with("matches[0]"));
+        assert!(pool.apply_teams(&[TeamMatch::new(&[], &[1], Outcome::WIN)]).is_err());
+        assert_eq!(pool, before, "nothing applied");
+        // The same as the rules on the states, match after match.
+        let matches = [TeamMatch::new(&[0, 1], &[2, 3], Outcome::WIN), TeamMatch::new(&[0, 4], &[1, 5, 2], Outcome::DRAW)];
+        pool.apply_teams(&matches).unwrap();
+        let mut states = vec![rules.new_player(); 6];
+        for m in &matches {
+            let a: Vec<PlayerState> = m.team_a.iter().map(|&i| states[i]).collect();
+            let b: Vec<PlayerState> = m.team_b.iter().map(|&i| states[i]).collect();
+            let (mut out_a, mut out_b) = (a.clone(), b.clone());
+            rules.rate_teams(Team::new(&a), Team::new(&b), m.outcome, &mut out_a, &mut out_b).unwrap();
+            for (&i, s) in m.team_a.iter().zip(&out_a).chain(m.team_b.iter().zip(&out_b)) {
+                states[i] = *s;
+            }
+        }
+        for (i, state) in states.iter().enumerate() {
+            assert_eq!(pool.player(i).unwrap(), *state, "player {i}");
+        }
+    }
+
+    #[test]
+    fn placements_keep_a_zero_sum_total() {
+        let mut pool = Pool::new(Config::from_json(r#"{"zero_sum_total":1000}"#).unwrap());
+        pool.add_players(8);
+        let entrants = [0, 1, 2, 3, 4, 5, 6, 7];
+        pool.apply_placements(&[PlacementMatch { entrants: &entrants, places: &[1, 2, 3, 4, 5, 6, 7, 8] }]).unwrap();
+        assert!((pool.total() - 1000.0).abs() < 1e-9);
+        assert!(pool.rating(0).unwrap() > pool.rating(7).unwrap());
+        let refused = pool.apply_placements(&[PlacementMatch { entrants: &[0, 1], places: &[1, 3] }]).unwrap_err();
+        assert!(refused.to_string().contains("places[1]"), "{refused}");
+        assert!(matches!(pool.apply_placements(&[PlacementMatch { entrants: &[0, 0], places: &[1, 2] }]), Err(PoolError::DuplicatePlayer { .. })));
+        let _ = Rules::default();
+    }
+}
