@@ -19,7 +19,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const FFI_SOURCES: [&str; 9] = [
+const FFI_SOURCES: [&str; 10] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
     "src/ffi/mirror.rs",
@@ -29,6 +29,7 @@ const FFI_SOURCES: [&str; 9] = [
     "src/ffi/args.rs",
     "src/ffi/pool.rs",
     "src/ffi/matchmaker.rs",
+    "src/ffi/group.rs",
 ];
 
 /// The files (and folders, walked recursively) whose content makes the build id: the

@@ -88,14 +88,6 @@ typedef struct EloMatchmaker EloMatchmaker;
 // [`elo_pool_new`], release it with [`elo_pool_free`].
 typedef struct EloPool EloPool;
 
-// Two floats, laid out like Unity's `Vector2`: `x` is player 1, `y` player 2.
-typedef struct EloVector2 {
-  // Player 1's value.
-  float x;
-  // Player 2's value.
-  float y;
-} EloVector2;
-
 // A player's state as C sees it (the Rust `PlayerState` with `uint8_t` flags).
 typedef struct EloPlayerState {
   // Current rating.
@@ -111,6 +103,14 @@ typedef struct EloPlayerState {
   // 1 once the rating has reached 2400 (FIDE K = 10 for good), else 0.
   uint8_t has_reached_2400;
 } EloPlayerState;
+
+// Two floats, laid out like Unity's `Vector2`: `x` is player 1, `y` player 2.
+typedef struct EloVector2 {
+  // Player 1's value.
+  float x;
+  // Player 2's value.
+  float y;
+} EloVector2;
 
 #ifdef __cplusplus
 extern "C" {
@@ -233,6 +233,65 @@ EloResult elo_last_error_message(char *buffer, int32_t buffer_len, int32_t *out_
 // # Safety
 // As [`elo_last_error_message`].
 EloResult elo_result_description(uint32_t code, char *buffer, int32_t buffer_len, int32_t *out_len);
+
+// Rates one match between two teams of player states, in place: `members` holds team A's
+// `count_a` states then team B's `count_b` (1 to 64 each). `weights` is NULL or one weight
+// per member (needed by `team_rating = weighted_mean` and `team_split = weights`);
+// `score_a` is team A's score in `[0, 1]`. On any error no state changes.
+//
+// # Safety
+// `config` must be a live handle; `members` valid for `count_a + count_b` states; `weights`
+// NULL or valid for as many floats.
+EloResult elo_rate_teams(const struct EloConfig *config,
+                         struct EloPlayerState *members,
+                         int32_t count_a,
+                         int32_t count_b,
+                         const float *weights,
+                         float score_a);
+
+// Rates one free-for-all of `count` player states (2 to 256), in place: `places[i]` is
+// entrant `i`'s finishing place, 1 to `count` (1 = first; ties share a place). On any
+// error no state changes.
+//
+// # Safety
+// `config` must be a live handle; `players` and `places` valid for `count` elements.
+EloResult elo_rate_placements(const struct EloConfig *config,
+                              struct EloPlayerState *players,
+                              int32_t count,
+                              const int32_t *places);
+
+// Applies `match_count` team matches to a pool, in order, atomically. Match `m`'s team A
+// is `members[team_offsets[2m] .. team_offsets[2m + 1]]` and its team B
+// `members[team_offsets[2m + 1] .. team_offsets[2m + 2]]` (player indices; `team_offsets`
+// has `2 * match_count + 1` non-decreasing entries from 0); `score_a[m]` is team A's
+// score. `weights` is NULL or one weight per entry of `members`. A bad match (index out of
+// range, a player twice in a match, a team of 0 or more than 64, a bad weight or score)
+// changes nothing and the message gives its position.
+//
+// # Safety
+// `pool` must be a live handle; `team_offsets` valid for `2 * match_count + 1` elements,
+// `score_a` for `match_count`, `members` (and `weights` unless NULL) for the last offset.
+EloResult elo_pool_apply_teams(struct EloPool *pool,
+                               const int32_t *members,
+                               const int32_t *team_offsets,
+                               int32_t match_count,
+                               const float *weights,
+                               const float *score_a);
+
+// Applies `match_count` free-for-alls to a pool, in order, atomically. Match `m`'s
+// entrants are `entrants[offsets[m] .. offsets[m + 1]]` (player indices; `offsets` has
+// `match_count + 1` non-decreasing entries from 0) and `places` gives each entry's place
+// (1 to the match's entrant count). A bad match changes nothing and the message gives its
+// position.
+//
+// # Safety
+// `pool` must be a live handle; `offsets` valid for `match_count + 1` elements, `entrants`
+// and `places` for the last offset.
+EloResult elo_pool_apply_placements(struct EloPool *pool,
+                                    const int32_t *entrants,
+                                    const int32_t *offsets,
+                                    int32_t match_count,
+                                    const int32_t *places);
 
 // Creates an empty queue. Two players may meet when their rating difference is within
 // both players' distance `min(initial_distance + growth_per_second * waited,

@@ -24,7 +24,7 @@ pub struct EloPool {
 }
 
 /// Locks the pool of a handle.
-fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Pool>, FfiError> {
+pub(crate) fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Pool>, FfiError> {
     let pool = unsafe { arg_ref(pool, "pool")? };
     pool.pool.lock().map_err(|_| FfiError::new(EloResult::Panic, "the pool is unusable after an internal error"))
 }
@@ -332,13 +332,19 @@ unsafe fn apply(
     };
     let mut pool = lock(pool)?;
     let matches = matches(pool.rules())?;
-    pool.apply(&matches, Some(outputs)).map_err(|error| match error {
+    pool.apply(&matches, Some(outputs)).map_err(list_error)
+}
+
+/// A refused match list as the caller sees it: a negative index (read as `usize::MAX`) is
+/// named as such.
+pub(crate) fn list_error(error: PoolError) -> FfiError {
+    match error {
         PoolError::IndexOutOfRange { position, index, len } if index == usize::MAX => FfiError::new(
             EloResult::IndexOutOfRange,
             format!("matches[{position}]: a player index is negative (the pool has {len} players); nothing was applied"),
         ),
         other => other.into(),
-    })
+    }
 }
 
 /// The `n` best players' indices, best first, into `out_indices` (room for `n`);

@@ -555,6 +555,60 @@ namespace RankingElo.Native
         [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_matchmaker_tick(EloMatchmaker* matchmaker, double now, ulong* out_player_a, ulong* out_player_b, int capacity, int* out_pairs);
 
+        /// <summary>
+        ///  Rates one match between two teams of player states, in place: `members` holds team A's
+        ///  `count_a` states then team B's `count_b` (1 to 64 each). `weights` is NULL or one weight
+        ///  per member (needed by `team_rating = weighted_mean` and `team_split = weights`);
+        ///  `score_a` is team A's score in `[0, 1]`. On any error no state changes.
+        ///
+        ///  # Safety
+        ///  `config` must be a live handle; `members` valid for `count_a + count_b` states; `weights`
+        ///  NULL or valid for as many floats.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_rate_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_rate_teams(EloConfig* config, EloPlayerState* members, int count_a, int count_b, float* weights, float score_a);
+
+        /// <summary>
+        ///  Rates one free-for-all of `count` player states (2 to 256), in place: `places[i]` is
+        ///  entrant `i`'s finishing place, 1 to `count` (1 = first; ties share a place). On any
+        ///  error no state changes.
+        ///
+        ///  # Safety
+        ///  `config` must be a live handle; `players` and `places` valid for `count` elements.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_rate_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_rate_placements(EloConfig* config, EloPlayerState* players, int count, int* places);
+
+        /// <summary>
+        ///  Applies `match_count` team matches to a pool, in order, atomically. Match `m`'s team A
+        ///  is `members[team_offsets[2m] .. team_offsets[2m + 1]]` and its team B
+        ///  `members[team_offsets[2m + 1] .. team_offsets[2m + 2]]` (player indices; `team_offsets`
+        ///  has `2 * match_count + 1` non-decreasing entries from 0); `score_a[m]` is team A's
+        ///  score. `weights` is NULL or one weight per entry of `members`. A bad match (index out of
+        ///  range, a player twice in a match, a team of 0 or more than 64, a bad weight or score)
+        ///  changes nothing and the message gives its position.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `team_offsets` valid for `2 * match_count + 1` elements,
+        ///  `score_a` for `match_count`, `members` (and `weights` unless NULL) for the last offset.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_teams(EloPool* pool, int* members, int* team_offsets, int match_count, float* weights, float* score_a);
+
+        /// <summary>
+        ///  Applies `match_count` free-for-alls to a pool, in order, atomically. Match `m`'s
+        ///  entrants are `entrants[offsets[m] .. offsets[m + 1]]` (player indices; `offsets` has
+        ///  `match_count + 1` non-decreasing entries from 0) and `places` gives each entry's place
+        ///  (1 to the match's entrant count). A bad match changes nothing and the message gives its
+        ///  position.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `offsets` valid for `match_count + 1` elements, `entrants`
+        ///  and `places` for the last offset.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_placements(EloPool* pool, int* entrants, int* offsets, int match_count, int* places);
+
 
     }
 
