@@ -7,7 +7,7 @@
  * that this machine can run: Linux x86-64 natively, Linux arm64 under qemu, Windows under
  * wine, WebGL (Emscripten) under node, and against the freshly built host library.
  *
- * usage: replay_vectors <RankingEloReferenceVectors.txt>
+ * usage: replay_vectors <RankingEloReferenceVectors.txt> [RankingEloTeamVectors.txt]
  * output: one line per failure, then "digest <16 hex digits>", "build <id>" and
  * "N passed, N failed".
  */
@@ -105,6 +105,110 @@ static int replay(const char *path) {
         } else {
             check(0, "unknown line", number);
         }
+    }
+    fclose(file);
+    for (int i = 0; i < MAX_CONFIGS; i++) {
+        elo_config_free(configs[i]);
+    }
+    return 1;
+}
+
+#define MAX_GROUP 256
+
+/* The next `separator`-delimited token at *cursor (NUL-terminated in place), or "" at the
+ * end. Portable C11 (no strtok_r on every platform). */
+static char *next_token(char **cursor, char separator) {
+    static char empty[] = "";
+    char *start = *cursor;
+    if (start == NULL || *start == 0) {
+        return empty;
+    }
+    char *end = strchr(start, separator);
+    if (end == NULL) {
+        *cursor = start + strlen(start);
+    } else {
+        *end = 0;
+        *cursor = end + 1;
+    }
+    return start;
+}
+
+/* Replays the team and free-for-all reference values (RankingEloTeamVectors.txt, computed
+ * independently by tools/reference/team_vectors.py) through elo_rate_teams and
+ * elo_rate_placements. */
+static int replay_groups(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        printf("cannot open %s\n", path);
+        return 0;
+    }
+    EloConfig *configs[MAX_CONFIGS] = {0};
+    static char line[16384];
+    unsigned number = 0;
+    while (fgets(line, sizeof line, file) != NULL) {
+        number++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' || line[0] == 0) {
+            continue;
+        }
+        if (strncmp(line, "config ", 7) == 0) {
+            int index = atoi(line + 7);
+            const char *json = strchr(line + 7, ' ');
+            int ok = index >= 0 && index < MAX_CONFIGS && json != NULL &&
+                     elo_config_from_json(json + 1, (int32_t)strlen(json + 1), &configs[index]) == ELO_RESULT_OK;
+            check(ok, "group config parses", number);
+            continue;
+        }
+        char *arrow = strstr(line, " => ");
+        if (arrow == NULL) {
+            check(0, "group line has no =>", number);
+            continue;
+        }
+        *arrow = 0;
+        char *expected_text = arrow + 4;
+        char *save = line;
+        char *kind = next_token(&save, ' ');
+        int config = atoi(next_token(&save, ' '));
+        EloPlayerState states[MAX_GROUP];
+        float expected[MAX_GROUP], weights[MAX_GROUP];
+        int32_t places[MAX_GROUP];
+        int n = 0, count_a = 0, has_weights = 0;
+        float score = 0.0f;
+        if (strcmp(kind, "team") == 0) {
+            count_a = atoi(next_token(&save, ' '));
+            n = count_a + atoi(next_token(&save, ' '));
+            score = strtof(next_token(&save, ' '), NULL);
+            char *w = next_token(&save, ' ');
+            if (strcmp(w, "-") != 0) {
+                has_weights = 1;
+                for (int i = 0; i < n && n <= MAX_GROUP; i++) {
+                    weights[i] = strtof(next_token(&w, ','), NULL);
+                }
+            }
+        } else {
+            n = atoi(next_token(&save, ' '));
+            for (int i = 0; i < n && n <= MAX_GROUP; i++) {
+                places[i] = atoi(next_token(&save, ' '));
+            }
+        }
+        if (n < 2 || n > MAX_GROUP) {
+            check(0, "group size", number);
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            memset(&states[i], 0, sizeof states[i]);
+            states[i].rating = strtof(next_token(&save, ' '), NULL);
+            expected[i] = strtof(next_token(&expected_text, ' '), NULL);
+        }
+        EloResult rc = strcmp(kind, "team") == 0
+                           ? elo_rate_teams(configs[config], states, count_a, n - count_a, has_weights ? weights : NULL, score)
+                           : elo_rate_placements(configs[config], states, n, places);
+        int same = rc == ELO_RESULT_OK;
+        for (int i = 0; i < n; i++) {
+            same = same && bits_of(states[i].rating) == bits_of(expected[i]);
+            mix_float(states[i].rating);
+        }
+        check(same, kind, number);
     }
     fclose(file);
     for (int i = 0; i < MAX_CONFIGS; i++) {
@@ -222,11 +326,14 @@ static void sweep(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: replay_vectors <RankingEloReferenceVectors.txt>\n");
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: replay_vectors <RankingEloReferenceVectors.txt> [RankingEloTeamVectors.txt]\n");
         return 2;
     }
     check(replay(argv[1]), "vectors file opens", 0);
+    if (argc == 3) {
+        check(replay_groups(argv[2]), "team vectors file opens", 0);
+    }
     sweep();
     printf("digest %016" PRIx64 "\n", digest);
     printf("build %s\n", elo_build_id());

@@ -136,6 +136,7 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     ensure_tools()?;
     let mut counts = Counts::default();
     let vectors = root().join("unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt");
+    let team_vectors = root().join("unity/Tests/Runtime/Resources/RankingEloTeamVectors.txt");
     let include = format!("-I{}", root().join("include").display());
     let strict = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
     let mut digests: Vec<(String, String)> = Vec::new();
@@ -157,7 +158,7 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
                 command.args(&run.runner[1..]).arg(&exe);
             }
             if program == "replay_vectors" {
-                command.arg(&vectors);
+                command.arg(&vectors).arg(&team_vectors);
             }
             command.envs(run.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             let title = format!("{program} on {}", run.title);
