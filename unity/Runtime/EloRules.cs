@@ -229,6 +229,64 @@ namespace RankingElo
             }
         }
 
+        /// <summary>
+        /// Rates a match between two teams, in place: <paramref name="members"/> holds team A's
+        /// <paramref name="countA"/> states, then team B's (1 to 64 members each). The team
+        /// rating, the split of the change and the bonuses follow the settings
+        /// (<see cref="EloSettings.TeamRating"/>, <see cref="EloSettings.TeamSplit"/>); on an error
+        /// no state changes. Allocates nothing.
+        /// </summary>
+        /// <param name="members">Team A's members, then team B's; updated in place.</param>
+        /// <param name="countA">Size of team A.</param>
+        /// <param name="scoreA">Team A's score in [0, 1].</param>
+        /// <param name="weights">Empty, or one weight per member (time played, for example).</param>
+        public unsafe void RateTeams(Span<PlayerState> members, int countA, float scoreA, ReadOnlySpan<float> weights)
+        {
+            if (countA < 0 || countA > members.Length) throw new ArgumentOutOfRangeException("countA", countA, "must be from 0 to the number of members");
+            if (weights.Length != 0) Arrays.RequireSpanLength(weights.Length, "weights", members.Length);
+            using (var lease = Lease())
+            fixed (PlayerState* m = &members.GetPinnableReference())
+            fixed (float* w = &weights.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_rate_teams(Config(lease), (EloPlayerState*)m, countA, members.Length - countA, weights.Length == 0 ? null : w, scoreA));
+            }
+        }
+
+        /// <summary>Rates a match between two teams given as arrays, in place (see the span overload; this one allocates a combined array).</summary>
+        /// <param name="teamA">Team A's members; updated.</param>
+        /// <param name="teamB">Team B's members; updated.</param>
+        /// <param name="result">The result seen from team A.</param>
+        public void RateTeams(PlayerState[] teamA, PlayerState[] teamB, MatchResult result)
+        {
+            if (teamA == null) throw new ArgumentNullException("teamA");
+            if (teamB == null) throw new ArgumentNullException("teamB");
+            var members = new PlayerState[teamA.Length + teamB.Length];
+            Array.Copy(teamA, members, teamA.Length);
+            Array.Copy(teamB, 0, members, teamA.Length, teamB.Length);
+            RateTeams(members, teamA.Length, result.Score(), ReadOnlySpan<float>.Empty);
+            Array.Copy(members, teamA, teamA.Length);
+            Array.Copy(members, teamA.Length, teamB, 0, teamB.Length);
+        }
+
+        /// <summary>
+        /// Rates a free-for-all of 2 to 256 players, in place: <c>places[i]</c> is player
+        /// <c>i</c>'s finishing place from 1 (first) to the number of players; ties share a
+        /// place. Every pair of players is a virtual match (docs/teams.md); on an error no
+        /// state changes. Allocates nothing.
+        /// </summary>
+        /// <param name="players">The players; updated in place.</param>
+        /// <param name="places">One place per player.</param>
+        public unsafe void RatePlacements(Span<PlayerState> players, ReadOnlySpan<int> places)
+        {
+            Arrays.RequireSpanLength(places.Length, "places", players.Length);
+            using (var lease = Lease())
+            fixed (PlayerState* p = &players.GetPinnableReference())
+            fixed (int* pl = &places.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_rate_placements(Config(lease), (EloPlayerState*)p, players.Length, pl));
+            }
+        }
+
         /// <summary>A new player at the configured initial rating.</summary>
         /// <returns>The player's state.</returns>
         public unsafe PlayerState NewPlayer()

@@ -279,6 +279,35 @@ namespace RankingElo
         Result,
     }
 
+    /// <summary>How a team's rating is made from its members' ratings.</summary>
+    public enum TeamRating
+    {
+        /// <summary>The members' mean rating.</summary>
+        Mean,
+        /// <summary>The members' ratings summed.</summary>
+        Sum,
+        /// <summary>The mean weighted by the members' weights (for example time played).</summary>
+        WeightedMean,
+    }
+
+    /// <summary>How a team's rating change is shared among its members.</summary>
+    public enum TeamSplit
+    {
+        /// <summary>Every member gets the team's full K term.</summary>
+        Equal,
+        /// <summary>Member i gets n * w_i / sum(w) times the K term.</summary>
+        Weights,
+    }
+
+    /// <summary>What a free-for-all's summed pair terms are divided by.</summary>
+    public enum PlacementNormalization
+    {
+        /// <summary>N - 1: a free-for-all moves a rating about as much as one match.</summary>
+        NMinusOne,
+        /// <summary>None: every virtual pair counts as a full match.</summary>
+        None,
+    }
+
     /// <summary>A league: a rating range with its own K, and optionally its own bonuses (serializable).</summary>
     [Serializable]
     public sealed class League
@@ -373,6 +402,9 @@ namespace RankingElo
         [SerializeField] private List<League> leagues = new List<League>();
         [SerializeField] private bool zeroSum;
         [SerializeField] private double zeroSumTotal;
+        [SerializeField] private TeamRating teamRating;
+        [SerializeField] private TeamSplit teamSplit;
+        [SerializeField] private PlacementNormalization placementNormalization;
 
         /// <summary>Creates the default settings: logistic (c = 400), K = 32, initial rating 1500.</summary>
         public EloSettings()
@@ -481,6 +513,27 @@ namespace RankingElo
             }
         }
 
+        /// <summary>A team's rating from its members' (team matches).</summary>
+        public TeamRating TeamRating
+        {
+            get { return teamRating; }
+            set { teamRating = value; }
+        }
+
+        /// <summary>How a team's change is shared among its members.</summary>
+        public TeamSplit TeamSplit
+        {
+            get { return teamSplit; }
+            set { teamSplit = value; }
+        }
+
+        /// <summary>What a free-for-all's summed pair terms are divided by.</summary>
+        public PlacementNormalization PlacementNormalization
+        {
+            get { return placementNormalization; }
+            set { placementNormalization = value; }
+        }
+
         /// <summary>
         /// Checks the settings with the engine's own validation (the same the rules use).
         /// </summary>
@@ -525,6 +578,9 @@ namespace RankingElo
             }
             json.EndArray();
             json.Field("zero_sum_total", ZeroSumTotal);
+            json.Field("team_rating", TeamRating == TeamRating.Sum ? "sum" : TeamRating == TeamRating.WeightedMean ? "weighted_mean" : "mean");
+            json.Field("team_split", TeamSplit == TeamSplit.Weights ? "weights" : "equal");
+            json.Field("placement_normalization", PlacementNormalization == PlacementNormalization.None ? "none" : "n_minus_one");
             return json.EndObject().ToString();
         }
     }

@@ -290,6 +290,80 @@ namespace RankingElo
             Apply(playerA, playerB, scoreA, Span<float>.Empty, Span<float>.Empty, Span<float>.Empty);
         }
 
+        /// <summary>
+        /// Applies team matches in order, atomically. Match <c>m</c>'s team A is
+        /// <c>members[teamOffsets[2m] .. teamOffsets[2m + 1]]</c> and its team B
+        /// <c>members[teamOffsets[2m + 1] .. teamOffsets[2m + 2]]</c> (player indices;
+        /// <paramref name="teamOffsets"/> has <c>2 * matches + 1</c> entries from 0);
+        /// <c>scoreA[m]</c> is team A's score. A bad match (index out of range, a player twice,
+        /// a team of 0 or more than 64) changes nothing and the message gives its position.
+        /// Allocates nothing.
+        /// </summary>
+        /// <param name="members">Player indices of every team, one run per team.</param>
+        /// <param name="teamOffsets">Where each team's run starts, and the end.</param>
+        /// <param name="scoreA">Team A's score per match.</param>
+        /// <param name="weights">Empty, or one weight per entry of <paramref name="members"/>.</param>
+        public unsafe void ApplyTeams(ReadOnlySpan<int> members, ReadOnlySpan<int> teamOffsets, ReadOnlySpan<float> scoreA, ReadOnlySpan<float> weights)
+        {
+            int matches = scoreA.Length;
+            Arrays.RequireSpanLength(teamOffsets.Length, "teamOffsets", 2 * matches + 1);
+            if (weights.Length != 0) Arrays.RequireSpanLength(weights.Length, "weights", members.Length);
+            if (teamOffsets[2 * matches] != members.Length) throw new EloArgumentException(EloError.InvalidLength, "teamOffsets ends at " + teamOffsets[2 * matches] + " but members has " + members.Length + " entries");
+            using (var lease = Lease())
+            fixed (int* m = &members.GetPinnableReference(), o = &teamOffsets.GetPinnableReference())
+            fixed (float* s = &scoreA.GetPinnableReference(), w = &weights.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_apply_teams(Pool(lease), m, o, matches, weights.Length == 0 ? null : w, s));
+            }
+        }
+
+        /// <summary>Applies team matches given as arrays (see the span overload).</summary>
+        /// <param name="members">Player indices of every team, one run per team.</param>
+        /// <param name="teamOffsets">Where each team's run starts, and the end.</param>
+        /// <param name="scoreA">Team A's score per match.</param>
+        /// <param name="weights">null, or one weight per entry of <paramref name="members"/>.</param>
+        public void ApplyTeams(int[] members, int[] teamOffsets, float[] scoreA, float[] weights = null)
+        {
+            if (members == null) throw new ArgumentNullException("members");
+            if (teamOffsets == null) throw new ArgumentNullException("teamOffsets");
+            if (scoreA == null) throw new ArgumentNullException("scoreA");
+            ApplyTeams(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(teamOffsets), new ReadOnlySpan<float>(scoreA), weights == null ? ReadOnlySpan<float>.Empty : new ReadOnlySpan<float>(weights));
+        }
+
+        /// <summary>
+        /// Applies free-for-alls in order, atomically. Match <c>m</c>'s entrants are
+        /// <c>entrants[offsets[m] .. offsets[m + 1]]</c> (2 to 256 player indices) and
+        /// <paramref name="places"/> gives each entry's place, 1 to the match's entrant count
+        /// (ties share a place). A bad match changes nothing and the message gives its position.
+        /// Allocates nothing.
+        /// </summary>
+        /// <param name="entrants">Player indices, one run per match.</param>
+        /// <param name="offsets">Where each match's run starts, and the end (<c>matches + 1</c> entries).</param>
+        /// <param name="places">One place per entry of <paramref name="entrants"/>.</param>
+        public unsafe void ApplyPlacements(ReadOnlySpan<int> entrants, ReadOnlySpan<int> offsets, ReadOnlySpan<int> places)
+        {
+            if (offsets.Length == 0) throw new EloArgumentException(EloError.InvalidLength, "offsets needs at least one entry (0)");
+            Arrays.RequireSpanLength(places.Length, "places", entrants.Length);
+            if (offsets[offsets.Length - 1] != entrants.Length) throw new EloArgumentException(EloError.InvalidLength, "offsets ends at " + offsets[offsets.Length - 1] + " but entrants has " + entrants.Length + " entries");
+            using (var lease = Lease())
+            fixed (int* e = &entrants.GetPinnableReference(), o = &offsets.GetPinnableReference(), p = &places.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_apply_placements(Pool(lease), e, o, offsets.Length - 1, p));
+            }
+        }
+
+        /// <summary>Applies free-for-alls given as arrays (see the span overload).</summary>
+        /// <param name="entrants">Player indices, one run per match.</param>
+        /// <param name="offsets">Where each match's run starts, and the end.</param>
+        /// <param name="places">One place per entry of <paramref name="entrants"/>.</param>
+        public void ApplyPlacements(int[] entrants, int[] offsets, int[] places)
+        {
+            if (entrants == null) throw new ArgumentNullException("entrants");
+            if (offsets == null) throw new ArgumentNullException("offsets");
+            if (places == null) throw new ArgumentNullException("places");
+            ApplyPlacements(new ReadOnlySpan<int>(entrants), new ReadOnlySpan<int>(offsets), new ReadOnlySpan<int>(places));
+        }
+
         /// <summary>Writes the best players' indices, best first, into <paramref name="indices"/> (at most its length); allocates nothing.</summary>
         /// <param name="indices">Receives the indices.</param>
         /// <returns>How many were written (fewer when the pool is smaller).</returns>

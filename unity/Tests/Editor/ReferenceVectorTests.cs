@@ -26,5 +26,14 @@ namespace RankingElo.Tests
             Assert.IsTrue(File.Exists(path), "reference vectors not found at " + path);
             Assert.Greater(ReferenceVectorReplay.Replay(File.ReadAllText(path)), 600);
         }
+
+        /// <summary>Team and free-for-all ratings equal the values computed independently of the engine (tools/reference/team_vectors.py).</summary>
+        [Test]
+        public void TeamAndFreeForAllRatingsMatchTheIndependentReference()
+        {
+            string path = Path.Combine(Path.GetDirectoryName(VectorFile()), "RankingEloTeamVectors.txt");
+            Assert.IsTrue(File.Exists(path), "team vectors not found at " + path);
+            Assert.GreaterOrEqual(ReferenceVectorReplay.ReplayGroups(File.ReadAllText(path)), 50);
+        }
     }
 }

@@ -20,6 +20,14 @@ namespace RankingElo.Tests
             Assert.IsNotNull(vectors, "Resources/" + ReferenceVectorReplay.ResourceName + ".txt is missing from the build");
             Assert.Greater(ReferenceVectorReplay.Replay(vectors.text), 600);
         }
+
+        [Test]
+        public void ThisDeviceComputesTheTeamReferenceRatings()
+        {
+            var vectors = Resources.Load<TextAsset>(ReferenceVectorReplay.TeamResourceName);
+            Assert.IsNotNull(vectors, "Resources/" + ReferenceVectorReplay.TeamResourceName + ".txt is missing from the build");
+            Assert.GreaterOrEqual(ReferenceVectorReplay.ReplayGroups(vectors.text), 50);
+        }
     }
 }
 #endif

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using NUnit.Framework;
 
 namespace RankingElo.Tests
@@ -14,6 +15,70 @@ namespace RankingElo.Tests
     {
         /// <summary>The resource name of the vectors (<c>Resources.Load&lt;TextAsset&gt;</c>).</summary>
         public const string ResourceName = "RankingEloReferenceVectors";
+
+        /// <summary>The resource name of the team and free-for-all vectors (computed independently of the engine).</summary>
+        public const string TeamResourceName = "RankingEloTeamVectors";
+
+        /// <summary>Checks every team and free-for-all line of <paramref name="text"/>; returns how many were checked.</summary>
+        /// <param name="text">The team vectors file's content.</param>
+        /// <returns>The number of matches checked.</returns>
+        public static int ReplayGroups(string text)
+        {
+            var configs = new Dictionary<string, EloRules>();
+            int checkedCount = 0;
+            try
+            {
+                foreach (string raw in text.Split('\n'))
+                {
+                    string line = raw.TrimEnd('\r');
+                    if (line.Length == 0 || line[0] == '#') continue;
+                    if (line.StartsWith("config ", StringComparison.Ordinal))
+                    {
+                        string[] head = line.Split(new[] { ' ' }, 3);
+                        configs[head[1]] = EloRules.FromJson(head[2]);
+                        continue;
+                    }
+                    int arrow = line.IndexOf(" => ", StringComparison.Ordinal);
+                    string[] f = line.Substring(0, arrow).Split(' ');
+                    string[] expected = line.Substring(arrow + 4).Split(' ');
+                    EloRules rules = configs[f[1]];
+                    PlayerState[] players;
+                    if (f[0] == "team")
+                    {
+                        int countA = int.Parse(f[2], CultureInfo.InvariantCulture), n = countA + int.Parse(f[3], CultureInfo.InvariantCulture);
+                        float score = float.Parse(f[4], CultureInfo.InvariantCulture);
+                        float[] weights = f[5] == "-" ? new float[0] : Array.ConvertAll(f[5].Split(','), w => float.Parse(w, CultureInfo.InvariantCulture));
+                        players = States(f, 6, n);
+                        rules.RateTeams(players, countA, score, weights);
+                    }
+                    else
+                    {
+                        int n = int.Parse(f[2], CultureInfo.InvariantCulture);
+                        int[] places = new int[n];
+                        for (int i = 0; i < n; i++) places[i] = int.Parse(f[3 + i], CultureInfo.InvariantCulture);
+                        players = States(f, 3 + n, n);
+                        rules.RatePlacements(players, places);
+                    }
+                    for (int i = 0; i < players.Length; i++)
+                    {
+                        Assert.AreEqual(Hex(float.Parse(expected[i], CultureInfo.InvariantCulture)), Hex(players[i].Rating), line + " (player " + i + ")");
+                    }
+                    checkedCount++;
+                }
+            }
+            finally
+            {
+                foreach (EloRules rules in configs.Values) rules.Dispose();
+            }
+            return checkedCount;
+        }
+
+        private static PlayerState[] States(string[] fields, int start, int count)
+        {
+            var players = new PlayerState[count];
+            for (int i = 0; i < count; i++) players[i] = new PlayerState(float.Parse(fields[start + i], CultureInfo.InvariantCulture));
+            return players;
+        }
 
         /// <summary>Checks every line of <paramref name="text"/>; returns how many were checked.</summary>
         /// <param name="text">The vectors file's content.</param>

@@ -1,0 +1,83 @@
+using System;
+using NUnit.Framework;
+
+namespace RankingElo.Tests
+{
+    /// <summary>Team matches and free-for-alls from C#: rules, pools, atomicity, no garbage.</summary>
+    [TestFixture]
+    public class GroupMatchTests
+    {
+        [Test]
+        public void TeamsAndPlacementsRate()
+        {
+            using (var rules = new EloRules())
+            {
+                PlayerState[] a = { rules.NewPlayer(), rules.NewPlayer() };
+                PlayerState[] b = { rules.NewPlayer(), rules.NewPlayer() };
+                rules.RateTeams(a, b, MatchResult.Win);
+                Assert.AreEqual(1516f, a[0].Rating);
+                Assert.AreEqual(1484f, b[1].Rating);
+                Assert.AreEqual(1u, a[1].GamesPlayed);
+                var field = new[] { rules.NewPlayer(), rules.NewPlayer(), rules.NewPlayer(), rules.NewPlayer() };
+                rules.RatePlacements(field, new[] { 1, 2, 2, 4 });
+                Assert.AreEqual(1516f, field[0].Rating);
+                Assert.AreEqual(field[1].Rating, field[2].Rating);
+                var before = (PlayerState[])field.Clone();
+                var error = Assert.Throws<EloArgumentException>(() => rules.RatePlacements(field, new[] { 1, 2, 3, 9 }));
+                StringAssert.Contains("places[3]", error.Message);
+                CollectionAssert.AreEqual(before, field, "nothing changed");
+            }
+        }
+
+        [Test]
+        public void PoolsApplyTeamAndFreeForAllListsAtomically()
+        {
+            using (var rules = new EloRules(new EloSettings { ZeroSumTotal = 6000 }))
+            using (var pool = new RatingPool(rules))
+            {
+                pool.AddPlayers(6);
+                pool.ApplyTeams(new[] { 0, 1, 2, 3, 4, 5, 0, 1 }, new[] { 0, 2, 4, 6, 8 }, new[] { 1f, 0.5f });
+                pool.ApplyPlacements(new[] { 0, 1, 2, 3, 4, 5 }, new[] { 0, 6 }, new[] { 1, 2, 3, 4, 5, 6 });
+                Assert.AreEqual(6000.0, pool.Total, 1e-6);
+                var ratings = new float[6];
+                pool.GetRatings(ratings);
+                var again = new float[6];
+                var error = Assert.Throws<EloArgumentException>(() => pool.ApplyTeams(new[] { 0, 1, 2, 2 }, new[] { 0, 2, 4 }, new[] { 1f }));
+                Assert.AreEqual(EloError.SamePlayer, error.Error);
+                StringAssert.StartsWith("matches[0]", error.Message);
+                pool.GetRatings(again);
+                CollectionAssert.AreEqual(ratings, again);
+            }
+        }
+
+        [Test]
+        public void GroupCallsAllocateNothing()
+        {
+            using (var rules = new EloRules())
+            using (var pool = new RatingPool(rules))
+            {
+                pool.AddPlayers(10);
+                var members = new[] { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+                var teamOffsets = new[] { 0, 5, 10 };
+                var score = new[] { 1f };
+                var offsets = new[] { 0, 10 };
+                var places = new[] { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+                var field = new PlayerState[10];
+                for (int i = 0; i < field.Length; i++) field[i] = rules.NewPlayer();
+                pool.ApplyTeams(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(teamOffsets), new ReadOnlySpan<float>(score), ReadOnlySpan<float>.Empty);
+                pool.ApplyPlacements(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(offsets), new ReadOnlySpan<int>(places));
+                rules.RatePlacements(new Span<PlayerState>(field), new ReadOnlySpan<int>(places));
+                rules.RateTeams(new Span<PlayerState>(field), 5, 1f, ReadOnlySpan<float>.Empty);
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < 100; i++)
+                {
+                    pool.ApplyTeams(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(teamOffsets), new ReadOnlySpan<float>(score), ReadOnlySpan<float>.Empty);
+                    pool.ApplyPlacements(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(offsets), new ReadOnlySpan<int>(places));
+                    rules.RatePlacements(new Span<PlayerState>(field), new ReadOnlySpan<int>(places));
+                    rules.RateTeams(new Span<PlayerState>(field), 5, 1f, ReadOnlySpan<float>.Empty);
+                }
+                Assert.AreEqual(0, GC.GetAllocatedBytesForCurrentThread() - before);
+            }
+        }
+    }
+}
