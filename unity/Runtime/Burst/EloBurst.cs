@@ -155,6 +155,55 @@ namespace RankingElo.Burst
             return elo_pool_get_leagues(pool.Pool, start, count, outLeagues);
         }
 
+        /// <summary>Rates one team match in place (<c>elo_rate_teams</c>): team A's <paramref name="countA"/> members, then team B's.</summary>
+        /// <param name="rules">The rules.</param>
+        /// <param name="members">Team A's states, then team B's.</param>
+        /// <param name="countA">Size of team A.</param>
+        /// <param name="countB">Size of team B.</param>
+        /// <param name="weights">NULL, or one weight per member.</param>
+        /// <param name="scoreA">Team A's score in [0, 1].</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint RateTeams(EloRulesHandle rules, PlayerState* members, int countA, int countB, float* weights, float scoreA)
+        {
+            return elo_rate_teams(rules.Config, members, countA, countB, weights, scoreA);
+        }
+
+        /// <summary>Rates one free-for-all in place (<c>elo_rate_placements</c>).</summary>
+        /// <param name="rules">The rules.</param>
+        /// <param name="players">The entrants' states.</param>
+        /// <param name="count">Number of entrants (2 to 256).</param>
+        /// <param name="places">One place per entrant, 1 to <paramref name="count"/>.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint RatePlacements(EloRulesHandle rules, PlayerState* players, int count, int* places)
+        {
+            return elo_rate_placements(rules.Config, players, count, places);
+        }
+
+        /// <summary>Applies team matches to a pool in order, atomically (<c>elo_pool_apply_teams</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="members">Player indices, one run per team.</param>
+        /// <param name="teamOffsets"><c>2 * matchCount + 1</c> offsets into <paramref name="members"/>.</param>
+        /// <param name="matchCount">Number of matches.</param>
+        /// <param name="weights">NULL, or one weight per member entry.</param>
+        /// <param name="scoreA">Team A's score per match.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolApplyTeams(EloPoolHandle pool, int* members, int* teamOffsets, int matchCount, float* weights, float* scoreA)
+        {
+            return elo_pool_apply_teams(pool.Pool, members, teamOffsets, matchCount, weights, scoreA);
+        }
+
+        /// <summary>Applies free-for-alls to a pool in order, atomically (<c>elo_pool_apply_placements</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="entrants">Player indices, one run per match.</param>
+        /// <param name="offsets"><c>matchCount + 1</c> offsets into <paramref name="entrants"/>.</param>
+        /// <param name="matchCount">Number of matches.</param>
+        /// <param name="places">One place per entrant entry.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolApplyPlacements(EloPoolHandle pool, int* entrants, int* offsets, int matchCount, int* places)
+        {
+            return elo_pool_apply_placements(pool.Pool, entrants, offsets, matchCount, places);
+        }
+
         /// <summary>The message of the last failure on the calling thread (managed code only: it allocates a string).</summary>
         /// <returns>The engine's message.</returns>
         public static string LastErrorMessage()
@@ -185,6 +234,22 @@ namespace RankingElo.Burst
         /// <summary><c>elo_pool_get_ratings</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_get_ratings", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern uint elo_pool_get_ratings(IntPtr pool, int start, int count, float* out_ratings);
+
+        /// <summary><c>elo_rate_teams</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_rate_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_rate_teams(IntPtr config, PlayerState* members, int count_a, int count_b, float* weights, float score_a);
+
+        /// <summary><c>elo_rate_placements</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_rate_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_rate_placements(IntPtr config, PlayerState* players, int count, int* places);
+
+        /// <summary><c>elo_pool_apply_teams</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_apply_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_apply_teams(IntPtr pool, int* members, int* team_offsets, int match_count, float* weights, float* score_a);
+
+        /// <summary><c>elo_pool_apply_placements</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_apply_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_apply_placements(IntPtr pool, int* entrants, int* offsets, int match_count, int* places);
 
         /// <summary><c>elo_pool_get_leagues</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_get_leagues", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

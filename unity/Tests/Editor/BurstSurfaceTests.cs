@@ -80,6 +80,29 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void GroupEntryPointsMatchTheManagedRules()
+        {
+            using (var rules = new EloRules())
+            {
+                var managed = new[] { new PlayerState(1500f), new PlayerState(1620f), new PlayerState(1400f), new PlayerState(1480f) };
+                var burst = (PlayerState[])managed.Clone();
+                rules.RateTeams(managed, 2, 1f, System.ReadOnlySpan<float>.Empty);
+                int[] places = { 2, 1, 4, 3 };
+                fixed (PlayerState* p = burst)
+                fixed (int* pl = places)
+                {
+                    Assert.AreEqual(EloBurst.Ok, EloBurst.RateTeams(rules.BurstHandle, p, 2, 2, null, 1f));
+                    for (int i = 0; i < 4; i++) Assert.AreEqual(RankingELOTests.Bits(managed[i].Rating), RankingELOTests.Bits(burst[i].Rating), "team member " + i);
+                    rules.RatePlacements(managed, places);
+                    Assert.AreEqual(EloBurst.Ok, EloBurst.RatePlacements(rules.BurstHandle, p, 4, pl));
+                    for (int i = 0; i < 4; i++) Assert.AreEqual(RankingELOTests.Bits(managed[i].Rating), RankingELOTests.Bits(burst[i].Rating), "entrant " + i);
+                    int bad = 9;
+                    Assert.AreNotEqual(EloBurst.Ok, EloBurst.RatePlacements(rules.BurstHandle, p, 1, &bad));
+                }
+            }
+        }
+
+        [Test]
         public void RatePlayersAndExpectedScoreMatchTheManagedRules()
         {
             using (var rules = new EloRules(new EloSettings { KPolicy = KPolicy.Fide() }))
