@@ -354,6 +354,23 @@ EloResult elo_matchmaker_tick(struct EloMatchmaker *matchmaker,
                               int32_t capacity,
                               int32_t *out_pairs);
 
+// Forms matches of two balanced teams of `team_size` players (1 to 64) at time `now` and
+// removes their players from the queue: match `m`'s ids go to
+// `out_players[m * 2 * team_size ..]`, team A's `team_size` then team B's (team A holds
+// the longest-waiting player), at most `capacity` matches; `*out_matches` receives how
+// many. The players of a match are within one another's widening windows as for pairs,
+// and the split minimises the difference of the teams' mean ratings.
+//
+// # Safety
+// `matchmaker` must be a live handle; `out_players` valid for `capacity * 2 * team_size`
+// writes; `out_matches` for one.
+EloResult elo_matchmaker_tick_teams(struct EloMatchmaker *matchmaker,
+                                    double now,
+                                    int32_t team_size,
+                                    uint64_t *out_players,
+                                    int32_t capacity,
+                                    int32_t *out_matches);
+
 // Probability that player 1 wins: `1 / (1 + 10^((rating_player2 - rating_player1) / 400))`.
 //
 // Mirrors `RankingELO.GetProbabilityWinning`. NaN or infinite input returns NaN.

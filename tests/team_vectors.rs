@@ -158,3 +158,34 @@ fn the_c_abi_refuses_bad_groups_and_changes_nothing() {
         elo_config_free(cfg);
     }
 }
+
+/// The team matchmaker through the C ABI: balanced teams of the asked size, every player
+/// once, within the windows; bad sizes refused.
+#[test]
+fn the_matchmaker_forms_balanced_teams_through_the_c_abi() {
+    let mut queue = null_mut();
+    assert_eq!(unsafe { elo_matchmaker_new(150.0, 10.0, 400.0, 4, 5, &mut queue) }, EloResult::Ok);
+    let ratings: Vec<f32> = (0..40).map(|i| 1300.0 + ((i * 37) % 40) as f32 * 10.0).collect();
+    for (id, &rating) in ratings.iter().enumerate() {
+        assert_eq!(unsafe { elo_matchmaker_join(queue, id as u64, rating, 0.0) }, EloResult::Ok);
+    }
+    let mut out = vec![u64::MAX; 4 * 10];
+    let mut matches = 0;
+    assert_eq!(unsafe { elo_matchmaker_tick_teams(queue, 1.0, 5, out.as_mut_ptr(), 4, &mut matches) }, EloResult::Ok);
+    assert_eq!(matches, 4, "40 close players, room for 4 matches of 5v5");
+    let mut seen = std::collections::BTreeSet::new();
+    for m in 0..4 {
+        let ids = &out[m * 10..(m + 1) * 10];
+        assert!(ids.iter().all(|&id| seen.insert(id)), "every player once");
+        let mean = |team: &[u64]| team.iter().map(|&id| f64::from(ratings[id as usize])).sum::<f64>() / 5.0;
+        assert!((mean(&ids[..5]) - mean(&ids[5..])).abs() <= 20.0, "balanced: {ids:?}");
+        let (low, high) = ids.iter().map(|&id| ratings[id as usize]).fold((f32::MAX, f32::MIN), |(l, h), r| (l.min(r), h.max(r)));
+        assert!(high - low <= 2.0 * 160.0, "within the windows");
+    }
+    let mut len = 0;
+    unsafe { elo_matchmaker_len(queue, &mut len) };
+    assert_eq!(len, 0);
+    assert_eq!(unsafe { elo_matchmaker_tick_teams(queue, 1.0, 0, out.as_mut_ptr(), 1, &mut matches) }, EloResult::OutOfRange);
+    assert_eq!(unsafe { elo_matchmaker_tick_teams(queue, 1.0, 65, out.as_mut_ptr(), 1, &mut matches) }, EloResult::OutOfRange);
+    unsafe { elo_matchmaker_free(queue) };
+}

@@ -145,3 +145,43 @@ pub unsafe extern "C" fn elo_matchmaker_tick(
         Ok(())
     })
 }
+
+/// Forms matches of two balanced teams of `team_size` players (1 to 64) at time `now` and
+/// removes their players from the queue: match `m`'s ids go to
+/// `out_players[m * 2 * team_size ..]`, team A's `team_size` then team B's (team A holds
+/// the longest-waiting player), at most `capacity` matches; `*out_matches` receives how
+/// many. The players of a match are within one another's widening windows as for pairs,
+/// and the split minimises the difference of the teams' mean ratings.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; `out_players` valid for `capacity * 2 * team_size`
+/// writes; `out_matches` for one.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_tick_teams(
+    matchmaker: *mut EloMatchmaker,
+    now: f64,
+    team_size: i32,
+    out_players: *mut u64,
+    capacity: i32,
+    out_matches: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let capacity = arg_len(capacity, "capacity")?;
+        let team_size = arg_len(team_size, "team_size")?;
+        if !(1..=crate::team::MAX_TEAM_SIZE).contains(&team_size) {
+            return Err(FfiError::new(EloResult::OutOfRange, format!("team_size must be from 1 to 64 (got {team_size})")));
+        }
+        let per_match = 2 * team_size;
+        let out = unsafe { arg_slice_mut(out_players, capacity.saturating_mul(per_match), "out_players")? };
+        let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
+        if !now.is_finite() {
+            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
+        }
+        let matches = lock(matchmaker)?.tick_teams(now, team_size, capacity);
+        for (m, ids) in matches.iter().enumerate() {
+            out[m * per_match..(m + 1) * per_match].copy_from_slice(ids);
+        }
+        *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
+        Ok(())
+    })
+}

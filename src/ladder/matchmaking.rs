@@ -121,10 +121,10 @@ impl std::fmt::Display for JoinError {
 impl std::error::Error for JoinError {}
 
 #[derive(Debug, Clone, Copy)]
-struct Ticket {
-    id: u64,
-    rating: f32,
-    joined: f64,
+pub(crate) struct Ticket {
+    pub(crate) id: u64,
+    pub(crate) rating: f32,
+    pub(crate) joined: f64,
 }
 
 /// A matchmaking queue.
@@ -132,7 +132,7 @@ struct Ticket {
 pub struct Matchmaker {
     settings: MatchmakingSettings,
     rng: u64,
-    waiting: Vec<Ticket>,
+    pub(crate) waiting: Vec<Ticket>,
     position: HashMap<u64, usize>,
 }
 
@@ -283,6 +283,12 @@ impl Matchmaker {
                 break;
             }
         }
+        self.remove_matched(&matched);
+        pairs
+    }
+
+    /// Removes the tickets flagged in `matched` (one flag per waiting ticket).
+    pub(crate) fn remove_matched(&mut self, matched: &[bool]) {
         let mut index = 0;
         self.waiting.retain(|_| {
             let keep = !matched[index];
@@ -293,7 +299,6 @@ impl Matchmaker {
         for (i, ticket) in self.waiting.iter().enumerate() {
             self.position.insert(ticket.id, i);
         }
-        pairs
     }
 }
 

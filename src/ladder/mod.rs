@@ -4,5 +4,6 @@
 
 pub mod group_matches;
 pub mod matchmaking;
+pub mod team_matchmaking;
 pub mod pool;
 pub mod save;

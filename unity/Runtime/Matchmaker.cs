@@ -150,6 +150,31 @@ namespace RankingElo
             return pairs;
         }
 
+        /// <summary>
+        /// Forms matches of two balanced teams of <paramref name="teamSize"/> players (1 to 64)
+        /// and removes their players from the queue: match <c>m</c>'s ids go to
+        /// <c>players[m * 2 * teamSize ..]</c>, team A's then team B's, as many matches as
+        /// <paramref name="players"/> holds. Players meet within each other's widening windows
+        /// as for pairs; the split minimises the difference of the teams' mean ratings.
+        /// Allocates nothing.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="teamSize">Players per team.</param>
+        /// <param name="players">Receives the matches' ids.</param>
+        /// <returns>The number of matches written.</returns>
+        public unsafe int TickTeams(double now, int teamSize, Span<ulong> players)
+        {
+            if (teamSize < 1 || teamSize > 64) throw new ArgumentOutOfRangeException("teamSize", teamSize, "must be from 1 to 64");
+            int capacity = players.Length / (2 * teamSize);
+            int matches;
+            using (var lease = Lease())
+            fixed (ulong* p = &players.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_tick_teams(Queue(lease), now, teamSize, capacity == 0 ? null : p, capacity, &matches));
+            }
+            return matches;
+        }
+
         /// <summary>Whether <see cref="Dispose"/> has been called.</summary>
         public bool IsDisposed
         {

@@ -556,6 +556,21 @@ namespace RankingElo.Native
         internal static extern EloResult elo_matchmaker_tick(EloMatchmaker* matchmaker, double now, ulong* out_player_a, ulong* out_player_b, int capacity, int* out_pairs);
 
         /// <summary>
+        ///  Forms matches of two balanced teams of `team_size` players (1 to 64) at time `now` and
+        ///  removes their players from the queue: match `m`'s ids go to
+        ///  `out_players[m * 2 * team_size ..]`, team A's `team_size` then team B's (team A holds
+        ///  the longest-waiting player), at most `capacity` matches; `*out_matches` receives how
+        ///  many. The players of a match are within one another's widening windows as for pairs,
+        ///  and the split minimises the difference of the teams' mean ratings.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; `out_players` valid for `capacity * 2 * team_size`
+        ///  writes; `out_matches` for one.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_tick_teams(EloMatchmaker* matchmaker, double now, int team_size, ulong* out_players, int capacity, int* out_matches);
+
+        /// <summary>
         ///  Rates one match between two teams of player states, in place: `members` holds team A's
         ///  `count_a` states then team B's `count_b` (1 to 64 each). `weights` is NULL or one weight
         ///  per member (needed by `team_rating = weighted_mean` and `team_split = weights`);

@@ -51,6 +51,24 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void TheMatchmakerFormsBalancedTeams()
+        {
+            using (var queue = new Matchmaker(MatchmakerSettings.Default))
+            {
+                float[] ratings = { 1500f, 1520f, 1480f, 1510f, 1490f, 1530f };
+                for (int i = 0; i < ratings.Length; i++) queue.Join((ulong)i, ratings[i], 0);
+                var ids = new ulong[6];
+                Assert.AreEqual(1, queue.TickTeams(1, 3, ids));
+                float a = 0, b = 0;
+                for (int i = 0; i < 3; i++) a += ratings[ids[i]];
+                for (int i = 3; i < 6; i++) b += ratings[ids[i]];
+                Assert.LessOrEqual(System.Math.Abs(a - b), 30f);
+                Assert.AreEqual(0, queue.Count);
+                Assert.Throws<ArgumentOutOfRangeException>(() => queue.TickTeams(1, 0, ids));
+            }
+        }
+
+        [Test]
         public void GroupCallsAllocateNothing()
         {
             using (var rules = new EloRules())
