@@ -3,7 +3,8 @@
 //! ```text
 //! elo-sim simulate [--players 10000] [--matches 1000000] [--seed 1] [--config FILE]
 //!                  [--skills normal:1500:300] [--matchmaker on|off] [--results skill|coin]
-//!                  [--initial-rating R] [--frames 40] [--out DIR]
+//!                  [--initial-rating R] [--team-size 1 | --players-per-match N]
+//!                  [--frames 40] [--out DIR]
 //! elo-sim tune     --history FILE [--config FILE]... [--k-range 8:64:4] [--out DIR]
 //! elo-sim replay   --history FILE [--config FILE] [--out FILE]
 //! elo-sim generate-history [--players 60] [--matches 3000] [--seed 7] --out FILE
@@ -27,7 +28,8 @@ use ranking_elo::{Config, KPolicy, Outcome, Rules};
 
 const USAGE: &str = "usage:
   elo-sim simulate [--players N] [--matches M] [--seed S] [--config FILE] [--skills normal:MEAN:SD|uniform:LOW:HIGH]
-                   [--matchmaker on|off] [--results skill|coin] [--initial-rating R] [--frames F] [--out DIR]
+                   [--matchmaker on|off] [--results skill|coin] [--initial-rating R]
+                   [--team-size T | --players-per-match N] [--frames F] [--out DIR]
   elo-sim tune --history FILE [--config FILE]... [--k-range START:END:STEP] [--out DIR]
   elo-sim replay --history FILE [--config FILE] [--out FILE]
   elo-sim generate-history [--players N] [--matches M] [--seed S] --out FILE";
@@ -102,6 +104,8 @@ fn simulate(args: &Args) -> Result<(), String> {
         skills: simulate::Skills::parse(args.get("skills").unwrap_or("normal:1500:300"))?,
         matchmaker,
         results: simulate::Results::parse(args.get("results").unwrap_or("skill"))?,
+        team_size: args.number("team-size", 1)?,
+        players_per_match: args.number("players-per-match", 0)?,
         initial_rating: args.get("initial-rating").map(|v| v.parse::<f32>().map_err(|_| format!("--initial-rating: {v:?} is not a number"))).transpose()?,
         frames: args.number("frames", 40)?,
         out_dir: PathBuf::from(args.get("out").unwrap_or("simulation")),
@@ -109,7 +113,8 @@ fn simulate(args: &Args) -> Result<(), String> {
     };
     let summary = simulate::run(&options)?;
     println!(
-        "{} players, {} matches in {:.2} s; log-loss {:.4} (last 10%: {:.4}), Brier {:.4}, Spearman(rating, skill) {:.4}, mean drift {:+.2} (V and L predict {:+.2})",
+        "{}: {} players, {} matches in {:.2} s; log-loss {:.4} (last 10%: {:.4}), Brier {:.4}, Spearman(rating, skill) {:.4}, mean drift {:+.2} (V and L predict {:+.2})",
+        summary.mode,
         summary.players,
         summary.matches,
         summary.seconds,
@@ -234,7 +239,7 @@ fn main() -> ExitCode {
     };
     let rest = &raw[1..];
     let result = match command.as_str() {
-        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "frames", "out"]).and_then(|a| simulate(&a)),
+        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "team-size", "players-per-match", "frames", "out"]).and_then(|a| simulate(&a)),
         "tune" => Args::parse(rest, &["history", "config", "k-range", "out"]).and_then(|a| tune(&a)),
         "replay" => Args::parse(rest, &["history", "config", "out"]).and_then(|a| replay(&a)),
         "generate-history" => Args::parse(rest, &["players", "matches", "seed", "out"]).and_then(|a| generate_history(&a)),

@@ -8,6 +8,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use ranking_elo::expected::logistic;
 use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
+use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
 use ranking_elo::pool::{Match, MatchOutputs, Pool};
 use ranking_elo::{Config, Outcome, Rules};
 use serde::Serialize;
@@ -72,6 +73,10 @@ pub struct Options {
     pub skills: Skills,
     pub matchmaker: bool,
     pub results: Results,
+    /// Players per team (1: one against one).
+    pub team_size: usize,
+    /// Entrants per free-for-all (0: off).
+    pub players_per_match: usize,
     /// Replaces the configuration's `initial_rating` when given.
     pub initial_rating: Option<f32>,
     pub frames: usize,
@@ -102,6 +107,8 @@ pub struct Summary {
     pub seed: u64,
     pub matchmaker: bool,
     pub results: Results,
+    /// "pairs", "teams of T" or "free-for-all of N".
+    pub mode: String,
     pub skills: Skills,
     pub config: serde_json::Value,
     pub seconds: f64,
@@ -195,6 +202,11 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     let mut batch: Vec<Match> = Vec::new();
     let mut expected: Vec<f32> = Vec::new();
     let mut next_frame = per_frame;
+    if options.team_size > 1 || options.players_per_match > 1 {
+        let group = GroupRun { options, skills: &skills, truth_scale, last_start };
+        group.play(&mut pool, queue.as_mut(), &mut rng, &mut overall, &mut last, &mut snapshots, per_frame, &progress)?;
+        played = options.matches;
+    }
     while played < options.matches {
         let wanted = (next_frame.min(options.matches) - played).min(65_536);
         batch.clear();
@@ -293,6 +305,13 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         seed: options.seed,
         matchmaker: options.matchmaker,
         results: options.results,
+        mode: if options.players_per_match > 1 {
+            format!("free-for-all of {}", options.players_per_match)
+        } else if options.team_size > 1 {
+            format!("teams of {}", options.team_size)
+        } else {
+            "pairs".to_owned()
+        },
         skills: options.skills,
         config: serde_json::from_str(&rules.config().to_json()).unwrap_or(serde_json::Value::Null),
         seconds,
@@ -318,4 +337,155 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     std::fs::write(&json_path, text + "\n").map_err(|e| format!("{}: {e}", json_path.display()))?;
     Ok(summary)
+}
+
+/// Team and free-for-all runs: a "match" is one team match or one free-for-all.
+struct GroupRun<'a> {
+    options: &'a Options,
+    skills: &'a [f64],
+    truth_scale: f64,
+    last_start: usize,
+}
+
+impl GroupRun<'_> {
+    /// Plays `options.matches` team matches (`team_size > 1`, teams formed by the team
+    /// matchmaker or at random) or free-for-alls (`players_per_match > 1`, entrants at
+    /// random). Results follow the skills: team A wins with the logistic probability of the
+    /// mean skills' difference; free-for-all places sort skill plus Gumbel noise of scale
+    /// 400 / ln 10, so every pair's win probability is the same logistic. The predictions
+    /// scored are, for teams, E of the team ratings before the match, and for free-for-alls
+    /// every pair's E before the match.
+    #[allow(clippy::too_many_arguments)]
+    fn play(
+        &self,
+        pool: &mut Pool,
+        mut queue: Option<&mut Matchmaker>,
+        rng: &mut Rng,
+        overall: &mut Prediction,
+        last: &mut Prediction,
+        snapshots: &mut Vec<(usize, Vec<f32>)>,
+        per_frame: usize,
+        progress: &ProgressBar,
+    ) -> Result<(), String> {
+        let options = self.options;
+        let n = options.players;
+        let rules = pool.rules().clone();
+        let group = if options.players_per_match > 1 { options.players_per_match } else { 2 * options.team_size };
+        if group > n {
+            return Err(format!("{group} players per match need at least as many players (--players {n})"));
+        }
+        let mut clock = 0.0;
+        let mut next_frame = per_frame;
+        let mut members: Vec<usize> = Vec::with_capacity(group);
+        let mut ratings = vec![0.0f32; n];
+        let mut pending: std::collections::VecDeque<Vec<u64>> = std::collections::VecDeque::new();
+        let mut idle = 0;
+        for played in 0..options.matches {
+            members.clear();
+            if options.players_per_match <= 1 {
+                if let Some(queue) = queue.as_deref_mut() {
+                    // Each tick forms every match it can; once nobody is within anybody's
+                    // widest window for a while, a random group plays so the run goes on.
+                    while pending.is_empty() {
+                        clock += 1.0;
+                        pending.extend(queue.tick_teams(clock, options.team_size, usize::MAX));
+                        idle = if pending.is_empty() { idle + 1 } else { 0 };
+                        if pending.is_empty() && idle > 60 {
+                            let ids = draw_distinct(rng, n, group);
+                            if ids.iter().all(|&id| queue.leave(id as u64)) {
+                                pending.push_back(ids.iter().map(|&id| id as u64).collect());
+                            }
+                        }
+                    }
+                    members.extend(pending.pop_front().unwrap_or_default().iter().map(|&id| id as usize));
+                }
+            }
+            if members.is_empty() {
+                members.extend(draw_distinct(rng, n, group));
+            }
+            if options.players_per_match > 1 {
+                self.free_for_all(pool, &rules, &members, rng, played, overall, last)?;
+            } else {
+                self.team_match(pool, &rules, &members, rng, played, overall, last)?;
+            }
+            if let Some(queue) = queue.as_deref_mut() {
+                for &id in &members {
+                    if !queue.contains(id as u64) {
+                        queue.join(id as u64, pool.rating(id).unwrap_or_default(), clock).map_err(|e| e.to_string())?;
+                    }
+                }
+            }
+            progress.set_position(played as u64 + 1);
+            if played + 1 >= next_frame || played + 1 == options.matches {
+                pool.ratings_into(0, &mut ratings).map_err(|e| e.to_string())?;
+                snapshots.push((played + 1, ratings.clone()));
+                next_frame += per_frame;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn team_match(&self, pool: &mut Pool, rules: &Rules, members: &[usize], rng: &mut Rng, played: usize, overall: &mut Prediction, last: &mut Prediction) -> Result<(), String> {
+        let t = members.len() / 2;
+        let (a, b) = members.split_at(t);
+        let mean = |team: &[usize], value: &dyn Fn(usize) -> f64| team.iter().map(|&i| value(i)).sum::<f64>() / t as f64;
+        let skill = |i: usize| self.skills[i];
+        let rating = |i: usize| f64::from(pool.rating(i).unwrap_or_default());
+        let p = match self.options.results {
+            Results::Skill => logistic(mean(a, &skill) - mean(b, &skill), self.truth_scale),
+            Results::Coin => 0.5,
+        };
+        let expected = rules.expectation().expected_from_difference(rules.expectation().cap_difference(mean(a, &rating) - mean(b, &rating)));
+        let outcome = if rng.unit() < p { Outcome::WIN } else { Outcome::LOSS };
+        overall.add(expected, outcome.score_a);
+        if played >= self.last_start {
+            last.add(expected, outcome.score_a);
+        }
+        pool.apply_teams(&[TeamMatch::new(a, b, outcome)]).map_err(|e| e.to_string())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn free_for_all(&self, pool: &mut Pool, rules: &Rules, members: &[usize], rng: &mut Rng, played: usize, overall: &mut Prediction, last: &mut Prediction) -> Result<(), String> {
+        let noise = 400.0 / std::f64::consts::LN_10;
+        let performance: Vec<f64> = members
+            .iter()
+            .map(|&i| {
+                let gumbel = -(-(rng.unit().max(1e-300)).ln()).ln();
+                match self.options.results {
+                    Results::Skill => self.skills[i] + noise * gumbel,
+                    Results::Coin => gumbel,
+                }
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        order.sort_by(|&x, &y| performance[y].total_cmp(&performance[x]).then(x.cmp(&y)));
+        let mut places = vec![0u32; members.len()];
+        for (rank, &k) in order.iter().enumerate() {
+            places[k] = rank as u32 + 1;
+        }
+        for i in 0..members.len() {
+            for j in i + 1..members.len() {
+                let e = rules.expected_score(pool.rating(members[i]).unwrap_or_default(), pool.rating(members[j]).unwrap_or_default());
+                let y = if places[i] < places[j] { 1.0 } else { 0.0 };
+                overall.add(e, y);
+                if played >= self.last_start {
+                    last.add(e, y);
+                }
+            }
+        }
+        pool.apply_placements(&[PlacementMatch { entrants: members, places: &places }]).map_err(|e| e.to_string())
+    }
+}
+
+/// `count` distinct indices below `n`, drawn at random.
+fn draw_distinct(rng: &mut Rng, n: usize, count: usize) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::with_capacity(count);
+    while chosen.len() < count {
+        let candidate = rng.below(n);
+        if !chosen.contains(&candidate) {
+            chosen.push(candidate);
+        }
+    }
+    chosen
 }

@@ -169,3 +169,22 @@ fn bad_input_gets_clear_errors() {
     let (ok, _, stderr) = elo_sim(&["simulate", "--player", "10"]);
     assert!(!ok && stderr.contains("unknown option --player"), "{stderr}");
 }
+
+#[test]
+fn team_and_free_for_all_modes_converge_toward_skill() {
+    for (args, mode) in [(&["--team-size", "3"][..], "teams of 3"), (&["--players-per-match", "6", "--matchmaker", "off"][..], "free-for-all of 6")] {
+        let dir = temp(&format!("group-{}", mode.replace(' ', "-")));
+        let out = dir.to_string_lossy().into_owned();
+        let mut all = vec!["simulate", "--players", "300", "--matches", "20000", "--seed", "4", "--frames", "2", "--out", &out];
+        all.extend_from_slice(args);
+        let (ok, stdout, stderr) = elo_sim(&all);
+        assert!(ok, "{stderr}");
+        assert!(stdout.starts_with(mode), "{stdout}");
+        let s = summary(&dir);
+        assert_eq!(s["mode"], mode);
+        let spearman = s["spearman_rating_skill"].as_f64().unwrap();
+        assert!(spearman > 0.8, "{mode}: ratings should order players by skill ({spearman})");
+        let log_loss = s["log_loss"].as_f64().unwrap();
+        assert!(log_loss > 0.0 && log_loss < 0.75, "{mode}: log-loss {log_loss}");
+    }
+}
