@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use ranking_elo::batch::{self, BatchInput};
 use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
 use ranking_elo::pool::{Match, Pool};
-use ranking_elo::{Config, Outcome, Rules};
+use ranking_elo::{Config, Outcome, PlayerState, Rules};
 #[path = "../tests/common/mod.rs"]
 mod common;
 use common::SplitMix;
@@ -161,6 +161,65 @@ fn pool_apply(c: &mut Criterion) {
     group.finish();
 }
 
+/// Team matches and free-for-alls: one 5v5 match, one 100-player free-for-all, and a pool
+/// applying 100,000 5v5 matches over 10,000 players. Throughput is in member updates (10
+/// per 5v5 match, 100 per free-for-all), to compare with the pair figures (2 per match).
+fn group_matches(c: &mut Criterion) {
+    use ranking_elo::ladder::group_matches::TeamMatch;
+    use ranking_elo::rating::team::Team;
+    let rules = Rules::default();
+    let mut rng = SplitMix(12);
+    let mut group = c.benchmark_group("groups");
+    let five: Vec<PlayerState> = (0..10).map(|_| PlayerState::new(1000.0 + 1000.0 * rng.unit_f32())).collect();
+    let (a, b) = five.split_at(5);
+    let (mut out_a, mut out_b) = (a.to_vec(), b.to_vec());
+    group.throughput(Throughput::Elements(10));
+    group.bench_function("team_5v5", |bench| {
+        bench.iter(|| rules.rate_teams(Team::new(black_box(a)), Team::new(black_box(b)), Outcome::WIN, &mut out_a, &mut out_b));
+    });
+    let field: Vec<PlayerState> = (0..100).map(|_| PlayerState::new(1000.0 + 1000.0 * rng.unit_f32())).collect();
+    let places: Vec<u32> = (1..=100).collect();
+    let mut out = field.clone();
+    group.throughput(Throughput::Elements(100));
+    group.bench_function("free_for_all_100", |bench| {
+        bench.iter(|| rules.rate_placements(black_box(&field), black_box(&places), &mut out));
+    });
+    const PLAYERS: usize = 10_000;
+    const MATCHES: usize = 100_000;
+    let members: Vec<usize> = (0..MATCHES * 10)
+        .map(|_| (rng.next() % PLAYERS as u64) as usize)
+        .collect::<Vec<_>>()
+        .chunks(10)
+        .flat_map(|chunk| {
+            // Ten distinct players per match.
+            let mut seen: Vec<usize> = Vec::with_capacity(10);
+            for &p in chunk {
+                let mut q = p;
+                while seen.contains(&q) {
+                    q = (q + 1) % PLAYERS;
+                }
+                seen.push(q);
+            }
+            seen
+        })
+        .collect();
+    let matches: Vec<TeamMatch<'_>> = members.chunks(10).map(|m| TeamMatch::new(&m[..5], &m[5..], if m[0] % 2 == 0 { Outcome::WIN } else { Outcome::LOSS })).collect();
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((MATCHES * 10) as u64));
+    group.bench_function("pool_apply_100k_5v5", |bench| {
+        bench.iter_batched_ref(
+            || {
+                let mut pool = Pool::new(rules.clone());
+                pool.add_players(PLAYERS);
+                pool
+            },
+            |pool| pool.apply_teams(&matches),
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
 fn matchmaking(c: &mut Criterion) {
     let mut rng = SplitMix(4);
     let players: Vec<(f32, f64)> = (0..100_000).map(|_| (1000.0 + 1000.0 * rng.unit_f32(), 60.0 * f64::from(rng.unit_f32()))).collect();
@@ -188,5 +247,5 @@ fn config_json(c: &mut Criterion) {
     c.bench_function("config/parse_json_002", |bench| bench.iter(|| Config::from_json(black_box(json))));
 }
 
-criterion_group!(benches, single, batches, pool_apply, matchmaking, config_json);
+criterion_group!(benches, single, batches, pool_apply, group_matches, matchmaking, config_json);
 criterion_main!(benches);
