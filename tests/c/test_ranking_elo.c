@@ -376,6 +376,51 @@ static void test_audit_regressions(void) {
     elo_config_free(result);
 }
 
+/* Team matches and free-for-alls (docs/teams.md): values and refusals. */
+static void test_groups(void) {
+    EloConfig *config = config_from("{}");
+    EloPlayerState members[4];
+    CHECK_CODE(elo_player_new(config, &members[0]), ELO_RESULT_OK);
+    members[1] = members[2] = members[3] = members[0];
+    CHECK_CODE(elo_rate_teams(config, members, 2, 2, NULL, 1.0f), ELO_RESULT_OK);
+    CHECK(members[0].rating == 1516.0f && members[3].rating == 1484.0f);
+    CHECK_CODE(elo_rate_teams(config, members, 0, 4, NULL, 1.0f), ELO_RESULT_OUT_OF_RANGE);
+    CHECK_CODE(elo_rate_teams(config, members, 2, 2, NULL, NAN), ELO_RESULT_NOT_FINITE);
+    const int32_t places[4] = {1, 2, 2, 4}, bad_places[4] = {1, 2, 2, 5};
+    CHECK_CODE(elo_rate_placements(config, members, 4, bad_places), ELO_RESULT_OUT_OF_RANGE);
+    CHECK(members[0].rating == 1516.0f);
+    CHECK_CODE(elo_rate_placements(config, members, 4, places), ELO_RESULT_OK);
+    CHECK(members[1].games_played == 2);
+
+    EloPool *pool = NULL;
+    CHECK_CODE(elo_pool_new(config, &pool), ELO_RESULT_OK);
+    int32_t first = 0;
+    CHECK_CODE(elo_pool_add_players(pool, 4, &first), ELO_RESULT_OK);
+    const int32_t twice[4] = {0, 1, 1, 2}, offsets[3] = {0, 2, 4};
+    const float score[1] = {1.0f};
+    CHECK_CODE(elo_pool_apply_teams(pool, twice, offsets, 1, NULL, score), ELO_RESULT_SAME_PLAYER);
+    const int32_t team[4] = {0, 1, 2, 3};
+    CHECK_CODE(elo_pool_apply_teams(pool, team, offsets, 1, NULL, score), ELO_RESULT_OK);
+    const int32_t ffa_offsets[2] = {0, 4};
+    CHECK_CODE(elo_pool_apply_placements(pool, team, ffa_offsets, 1, places), ELO_RESULT_OK);
+    double total = 0.0;
+    CHECK_CODE(elo_pool_total(pool, &total), ELO_RESULT_OK);
+    CHECK(total == 6000.0);
+    elo_pool_free(pool);
+
+    EloMatchmaker *queue = NULL;
+    CHECK_CODE(elo_matchmaker_new(100.0, 10.0, 400.0, 4, 1, &queue), ELO_RESULT_OK);
+    for (uint64_t id = 0; id < 4; id++) {
+        CHECK_CODE(elo_matchmaker_join(queue, id, 1500.0f + (float)id, 0.0), ELO_RESULT_OK);
+    }
+    uint64_t ids[4];
+    int32_t formed = 0;
+    CHECK_CODE(elo_matchmaker_tick_teams(queue, 1.0, 2, ids, 1, &formed), ELO_RESULT_OK);
+    CHECK(formed == 1);
+    elo_matchmaker_free(queue);
+    elo_config_free(config);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -385,6 +430,7 @@ int main(void) {
     test_json_round_trip();
     test_pool_and_matchmaker();
     test_audit_regressions();
+    test_groups();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
