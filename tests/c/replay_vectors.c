@@ -61,6 +61,20 @@ static void mix_float(float value) {
     mix(&bits, sizeof bits);
 }
 
+/* A "config <index> <json>" line: parses the configuration into configs[index]; returns
+ * whether the line was one. */
+static int read_config(const char *line, EloConfig **configs, unsigned number) {
+    if (strncmp(line, "config ", 7) != 0) {
+        return 0;
+    }
+    int index = atoi(line + 7);
+    const char *json = strchr(line + 7, ' ');
+    int ok = index >= 0 && index < MAX_CONFIGS && json != NULL &&
+             elo_config_from_json(json + 1, (int32_t)strlen(json + 1), &configs[index]) == ELO_RESULT_OK;
+    check(ok, "config parses", number);
+    return 1;
+}
+
 static int replay(const char *path) {
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
@@ -76,12 +90,7 @@ static int replay(const char *path) {
         if (line[0] == '#' || line[0] == 0) {
             continue;
         }
-        if (strncmp(line, "config ", 7) == 0) {
-            int index = atoi(line + 7);
-            const char *json = strchr(line + 7, ' ');
-            int ok = index >= 0 && index < MAX_CONFIGS && json != NULL &&
-                     elo_config_from_json(json + 1, (int32_t)strlen(json + 1), &configs[index]) == ELO_RESULT_OK;
-            check(ok, "config parses", number);
+        if (read_config(line, configs, number)) {
             continue;
         }
         char kind[16], f[8][16];
@@ -151,12 +160,7 @@ static int replay_groups(const char *path) {
         if (line[0] == '#' || line[0] == 0) {
             continue;
         }
-        if (strncmp(line, "config ", 7) == 0) {
-            int index = atoi(line + 7);
-            const char *json = strchr(line + 7, ' ');
-            int ok = index >= 0 && index < MAX_CONFIGS && json != NULL &&
-                     elo_config_from_json(json + 1, (int32_t)strlen(json + 1), &configs[index]) == ELO_RESULT_OK;
-            check(ok, "group config parses", number);
+        if (read_config(line, configs, number)) {
             continue;
         }
         char *arrow = strstr(line, " => ");

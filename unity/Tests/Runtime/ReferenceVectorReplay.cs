@@ -32,12 +32,7 @@ namespace RankingElo.Tests
                 {
                     string line = raw.TrimEnd('\r');
                     if (line.Length == 0 || line[0] == '#') continue;
-                    if (line.StartsWith("config ", StringComparison.Ordinal))
-                    {
-                        string[] head = line.Split(new[] { ' ' }, 3);
-                        configs[head[1]] = EloRules.FromJson(head[2]);
-                        continue;
-                    }
+                    if (ReadConfig(line, configs)) continue;
                     int arrow = line.IndexOf(" => ", StringComparison.Ordinal);
                     string[] f = line.Substring(0, arrow).Split(' ');
                     string[] expected = line.Substring(arrow + 4).Split(' ');
@@ -73,6 +68,15 @@ namespace RankingElo.Tests
             return checkedCount;
         }
 
+        /// <summary>A <c>config &lt;index&gt; &lt;json&gt;</c> line: the rules into <paramref name="configs"/>; whether the line was one.</summary>
+        private static bool ReadConfig(string line, Dictionary<string, EloRules> configs)
+        {
+            if (!line.StartsWith("config ", StringComparison.Ordinal)) return false;
+            string[] head = line.Split(new[] { ' ' }, 3);
+            configs[head[1]] = EloRules.FromJson(head[2]);
+            return true;
+        }
+
         private static PlayerState[] States(string[] fields, int start, int count)
         {
             var players = new PlayerState[count];
@@ -97,7 +101,7 @@ namespace RankingElo.Tests
                     switch (f[0])
                     {
                         case "config":
-                            configs[f[1]] = EloRules.FromJson(line.Substring(line.IndexOf('{')));
+                            ReadConfig(line, configs);
                             break;
                         case "rate":
                         {
