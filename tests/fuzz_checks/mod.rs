@@ -223,6 +223,76 @@ pub fn pool_apply(data: &[u8]) {
     check_pool(&whole);
 }
 
+/// Team matches and free-for-alls applied to a pool: a list either applies exactly as the
+/// rules rate each match on the players' states in turn, or is refused and changes nothing.
+pub fn group_matches(data: &[u8]) {
+    use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
+    use ranking_elo::team::Team;
+    let mut bytes = Bytes::new(data);
+    let json = match bytes.u8() % 4 {
+        0 => "{}",
+        1 => r#"{"team_rating":"sum","k_combine":"average","streak_alpha":0.3,"victory_bonus":2}"#,
+        2 => r#"{"team_rating":"weighted_mean","team_split":"weights","rounding":"truncate","zero_sum_total":24000}"#,
+        _ => r#"{"placement_normalization":"none","k_policy":{"policy":"fide"},"expected_score":{"model":"normal"}}"#,
+    };
+    let rules = Config::from_json(json).expect("valid");
+    let players = 4 + usize::from(bytes.u8() % 20);
+    let mut pool = Pool::new(rules.clone());
+    pool.add_players(players);
+    while !bytes.is_empty() {
+        let before = pool.clone();
+        let indices: Vec<usize> = (0..2 + usize::from(bytes.u8() % 10)).map(|_| usize::from(bytes.u8()) % (players + 1)).collect();
+        let mut expected: Vec<PlayerState> = (0..players).filter_map(|i| pool.player(i)).collect();
+        if bytes.u8() % 2 == 0 {
+            let split = 1 + usize::from(bytes.u8()) % (indices.len() - 1);
+            let weights: Vec<f64> = (0..indices.len()).map(|_| f64::from(bytes.u8() % 5)).collect();
+            let (a, b) = indices.split_at(split);
+            let (wa, wb) = weights.split_at(split);
+            let outcome = Outcome::from_score(f64::from(bytes.u8() % 3) / 2.0).expect("valid");
+            let result = pool.apply_teams(&[TeamMatch { team_a: a, team_b: b, weights_a: Some(wa), weights_b: Some(wb), outcome }]);
+            if result.is_ok() {
+                let sa: Vec<PlayerState> = a.iter().map(|&i| expected[i]).collect();
+                let sb: Vec<PlayerState> = b.iter().map(|&i| expected[i]).collect();
+                let (mut oa, mut ob) = (sa.clone(), sb.clone());
+                rules.rate_teams(Team::weighted(&sa, wa), Team::weighted(&sb, wb), outcome, &mut oa, &mut ob).expect("the pool accepted it");
+                for (&i, s) in a.iter().zip(&oa).chain(b.iter().zip(&ob)) {
+                    expected[i] = *s;
+                }
+            }
+            check_group_result(&pool, &before, &expected, result.is_ok(), rules.config().zero_sum_total.is_some());
+        } else {
+            let places: Vec<u32> = indices.iter().map(|_| u32::from(bytes.u8() % 12)).collect();
+            let result = pool.apply_placements(&[PlacementMatch { entrants: &indices, places: &places }]);
+            if result.is_ok() {
+                let states: Vec<PlayerState> = indices.iter().map(|&i| expected[i]).collect();
+                let mut out = states.clone();
+                rules.rate_placements(&states, &places, &mut out).expect("the pool accepted it");
+                for (&i, s) in indices.iter().zip(&out) {
+                    expected[i] = *s;
+                }
+            }
+            check_group_result(&pool, &before, &expected, result.is_ok(), rules.config().zero_sum_total.is_some());
+        }
+        check_ratings(&pool);
+    }
+    check_pool(&pool);
+}
+
+/// After one group match: a refused match changed nothing; an applied one left every
+/// player as the rules say (in a zero-sum pool, up to the shared adjustment).
+fn check_group_result(pool: &Pool, before: &Pool, expected: &[PlayerState], applied: bool, zero_sum: bool) {
+    if !applied {
+        assert!(pool == before, "a refused match changes nothing");
+        return;
+    }
+    if zero_sum {
+        return;
+    }
+    for (i, state) in expected.iter().enumerate() {
+        assert_eq!(pool.player(i).expect("in range"), *state, "player {i}");
+    }
+}
+
 /// The matchmaker against a model of who is waiting.
 pub fn matchmaker(data: &[u8]) {
     let mut bytes = Bytes::new(data);
