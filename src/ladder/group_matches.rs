@@ -101,15 +101,16 @@ impl Pool {
     /// # Errors
     /// The first bad match, with its position.
     pub fn apply_teams(&mut self, matches: &[TeamMatch<'_>]) -> Result<(), PoolError> {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut a, mut b, mut both, mut states) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
-            let both: Vec<usize> = m.team_a.iter().chain(m.team_b).copied().collect();
-            self.gather(position, &both, &mut a)?;
-            self.gather(position, m.team_a, &mut a)?;
-            self.gather(position, m.team_b, &mut b)?;
+            // Both teams at once, so that a player in both is refused too.
+            both.clear();
+            both.extend(m.team_a.iter().chain(m.team_b).copied());
+            self.gather(position, &both, &mut states)?;
+            let (members_a, members_b) = states.split_at(m.team_a.len());
             let bad = |error: Error| PoolError::BadOutcome { position, error };
-            self.rules.check_team(&Team { members: &a, weights: m.weights_a }, "team_a").map_err(bad)?;
-            self.rules.check_team(&Team { members: &b, weights: m.weights_b }, "team_b").map_err(bad)?;
+            self.rules.check_team(&Team { members: members_a, weights: m.weights_a }, "team_a").map_err(bad)?;
+            self.rules.check_team(&Team { members: members_b, weights: m.weights_b }, "team_b").map_err(bad)?;
             crate::outcome::check_score(m.outcome.score_a, "score_a").map_err(bad)?;
             crate::outcome::check_score(m.outcome.share_a, "share_a").map_err(bad)?;
         }

@@ -48,8 +48,9 @@ pub enum PlacementNormalization {
 }
 
 impl Rules {
-    /// Checks a free-for-all: 2 to 256 entrants with valid ratings, one place per entrant,
-    /// every place from 1 to N.
+    /// Checks a free-for-all's shape: 2 to 256 entrants, one place per entrant, every place
+    /// from 1 to N. The entrants' ratings are the caller's to check
+    /// ([`Self::rate_placements`] does; a pool's are valid).
     ///
     /// # Errors
     /// The first problem, naming the entrant.
@@ -61,8 +62,7 @@ impl Rules {
         if places.len() != n {
             return Err(Error::OutOfRange { name: format!("places ({} for {n} entrants)", places.len()), range: "one place per entrant" });
         }
-        for (i, (player, &place)) in players.iter().zip(places).enumerate() {
-            check_rating(player.rating, &format!("entrants[{i}].rating"))?;
+        for (i, &place) in places.iter().enumerate() {
             if place < 1 || place as usize > n {
                 return Err(Error::OutOfRange { name: format!("places[{i}] ({place})"), range: "from 1 to the number of entrants" });
             }
@@ -77,6 +77,9 @@ impl Rules {
     /// A bad entrant or place, or an output of the wrong length.
     pub fn rate_placements(&self, players: &[PlayerState], places: &[u32], out: &mut [PlayerState]) -> Result<(), Error> {
         self.check_placements(players, places)?;
+        for (i, player) in players.iter().enumerate() {
+            check_rating(player.rating, &format!("entrants[{i}].rating"))?;
+        }
         if out.len() != players.len() {
             return Err(Error::OutOfRange { name: format!("out ({} slots)", out.len()), range: "one slot per entrant" });
         }

@@ -95,9 +95,10 @@ struct Side {
 }
 
 impl Rules {
-    /// Checks one team: 1 to 64 members with valid ratings, and weights (when given, and
-    /// required by `team_rating = weighted_mean` or `team_split = weights`): one per member,
-    /// finite, not negative, summing to more than 0. `name` is `team_a` or `team_b`.
+    /// Checks one team's shape: 1 to 64 members, and weights (when given, and required by
+    /// `team_rating = weighted_mean` or `team_split = weights`): one per member, finite,
+    /// not negative, summing to more than 0. `name` is `team_a` or `team_b`. The members'
+    /// ratings are the caller's to check ([`Self::rate_teams`] does; a pool's are valid).
     ///
     /// # Errors
     /// The first problem, naming the member.
@@ -105,9 +106,6 @@ impl Rules {
         let n = team.members.len();
         if !(1..=MAX_TEAM_SIZE).contains(&n) {
             return Err(Error::OutOfRange { name: format!("{name} size ({n})"), range: "from 1 to 64 members" });
-        }
-        for (i, member) in team.members.iter().enumerate() {
-            check_rating(member.rating, &format!("{name}[{i}].rating"))?;
         }
         let needs_weights = self.config.team_rating == TeamRating::WeightedMean || self.config.team_split == TeamSplit::Weights;
         match team.weights {
@@ -141,8 +139,12 @@ impl Rules {
     /// # Errors
     /// A bad team, an output of the wrong length, or a K policy problem.
     pub fn rate_teams(&self, a: Team<'_>, b: Team<'_>, outcome: Outcome, out_a: &mut [PlayerState], out_b: &mut [PlayerState]) -> Result<(), Error> {
-        self.check_team(&a, "team_a")?;
-        self.check_team(&b, "team_b")?;
+        for (team, name) in [(&a, "team_a"), (&b, "team_b")] {
+            self.check_team(team, name)?;
+            for (i, member) in team.members.iter().enumerate() {
+                check_rating(member.rating, &format!("{name}[{i}].rating"))?;
+            }
+        }
         crate::outcome::check_score(outcome.score_a, "score_a")?;
         crate::outcome::check_score(outcome.share_a, "share_a")?;
         for (name, out, team) in [("out_a", out_a.len(), &a), ("out_b", out_b.len(), &b)] {
