@@ -88,7 +88,10 @@ typedef struct EloMatchmaker EloMatchmaker;
 // [`elo_pool_new`], release it with [`elo_pool_free`].
 typedef struct EloPool EloPool;
 
-// A player's state as C sees it (the Rust `PlayerState` with `uint8_t` flags).
+// A player's state as C sees it: the Rust `PlayerState` with `uint8_t` flags and `-1`
+// for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
+// zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
+// use, so zero-initialising is safe too.
 typedef struct EloPlayerState {
   // Current rating.
   float rating;
@@ -98,6 +101,21 @@ typedef struct EloPlayerState {
   uint32_t win_streak;
   // Games in the current rating period (FIDE 700 rule); 0 when unused.
   uint32_t period_games;
+  // The league held (0 = lowest), or -1 (any negative value) when not placed yet: the
+  // league is then taken from the rating.
+  int32_t league;
+  // Games left in which a demotion cannot happen (after a promotion).
+  uint32_t protected_games;
+  // Rated games this season.
+  uint32_t season_games;
+  // Wins this season.
+  uint32_t season_wins;
+  // The highest rating after a game this season.
+  float peak_rating;
+  // The highest league held this season.
+  int32_t peak_league;
+  // Time of the last match in the caller's seconds (a pool's clock).
+  double last_played;
   // 1 for a FIDE junior, else 0.
   uint8_t is_junior;
   // 1 once the rating has reached 2400 (FIDE K = 10 for good), else 0.

@@ -26,7 +26,7 @@ fn total(pool: *const EloPool) -> f64 {
 }
 
 fn set_rating(pool: *mut EloPool, index: i32, rating: f32) -> EloResult {
-    let mut state = EloPlayerState { rating, games_played: 0, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 };
+    let mut state = EloPlayerState::from(ranking_elo::PlayerState::new(rating));
     unsafe { elo_pool_get_player(pool, index, &mut state) };
     state.rating = rating;
     unsafe { elo_pool_set_player(pool, index, &state) }
@@ -388,7 +388,7 @@ fn seed_004_points_terms_and_zero_sum_rules() {
         let (mut a, mut b) = (0.0, 0.0);
         assert_eq!(unsafe { elo_rate_points(cfg, 1000.0, 1000.0, 3.0, 1.0, &mut a, &mut b) }, EloResult::Ok);
         assert_eq!((a, b), expected, "{json}");
-        let mut pa = EloPlayerState { rating: 1000.0, games_played: 0, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 };
+        let mut pa = EloPlayerState { games_played: 0, ..EloPlayerState::from(ranking_elo::PlayerState::new(1000.0)) };
         let mut pb = pa;
         assert_eq!(unsafe { elo_rate_players_points(cfg, &mut pa, &mut pb, 3.0, 1.0) }, EloResult::Ok);
         assert_eq!((pa.rating, pb.rating), expected, "{json} (player states)");

@@ -95,7 +95,7 @@ fn single_call_errors() {
     let fide = config(r#"{"k_policy":{"policy":"fide"}}"#).unwrap();
     assert_eq!(unsafe { elo_rate(fide, 1.0, 1.0, 1.0, &mut a, &mut b) }, EloResult::KPolicyNeedsPlayerState);
     // With player state the FIDE policy works and both states advance.
-    let mut p1 = EloPlayerState { rating: 2390.0, games_played: 40, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 };
+    let mut p1 = EloPlayerState { games_played: 40, ..EloPlayerState::from(ranking_elo::PlayerState::new(2390.0)) };
     let mut p2 = EloPlayerState { rating: 2390.0, ..p1 };
     assert_eq!(unsafe { elo_rate_players(fide, &mut p1, &mut p2, 1.0) }, EloResult::Ok);
     assert_eq!((p1.rating, p2.rating), (2400.0, 2380.0)); // K = 20, E = 0.5

@@ -60,7 +60,7 @@ fn apply_outputs_leaderboard_and_player_state() {
     assert_eq!(unsafe { elo_pool_get_leagues(pool, 0, 5, leagues.as_mut_ptr()) }, EloResult::Ok);
     assert_eq!(leagues, [0, 0, 0, 1, 0]);
     assert_eq!(unsafe { elo_pool_get_leagues(pool, 3, 5, leagues.as_mut_ptr()) }, EloResult::IndexOutOfRange);
-    let mut player = EloPlayerState { rating: 0.0, games_played: 0, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 };
+    let mut player = EloPlayerState { games_played: 0, ..EloPlayerState::from(ranking_elo::PlayerState::new(0.0)) };
     assert_eq!(unsafe { elo_pool_get_player(pool, 3, &mut player) }, EloResult::Ok);
     assert_eq!((player.games_played, player.win_streak), (2, 2));
     assert_eq!(unsafe { elo_pool_get_player(pool, 5, &mut player) }, EloResult::IndexOutOfRange);
@@ -144,7 +144,7 @@ fn a_pool_used_from_two_threads_is_never_corrupted() {
     for thread in threads {
         thread.join().unwrap();
     }
-    let mut players = vec![EloPlayerState { rating: 0.0, games_played: 0, win_streak: 0, period_games: 0, is_junior: 0, has_reached_2400: 0 }; 100];
+    let mut players = vec![EloPlayerState { games_played: 0, ..EloPlayerState::from(ranking_elo::PlayerState::new(0.0)) }; 100];
     assert_eq!(unsafe { elo_pool_get_players(shared.0, 0, 100, players.as_mut_ptr()) }, EloResult::Ok);
     let games: u32 = players.iter().map(|p| p.games_played).sum();
     assert_eq!(games, 2 * 500 * 50 * 2);

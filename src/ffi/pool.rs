@@ -329,6 +329,7 @@ unsafe fn apply(
         delta_a: optional(outputs[0], names[0])?,
         delta_b: optional(outputs[1], names[1])?,
         expected_a: optional(outputs[2], names[2])?,
+        events: None,
     };
     let mut pool = lock(pool)?;
     let matches = matches(pool.rules())?;

@@ -8,7 +8,10 @@ use crate::outcome::Outcome;
 use crate::player::PlayerState;
 use crate::update::check_k;
 
-/// A player's state as C sees it (the Rust `PlayerState` with `uint8_t` flags).
+/// A player's state as C sees it: the Rust `PlayerState` with `uint8_t` flags and `-1`
+/// for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
+/// zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
+/// use, so zero-initialising is safe too.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EloPlayerState {
@@ -20,6 +23,21 @@ pub struct EloPlayerState {
     pub win_streak: u32,
     /// Games in the current rating period (FIDE 700 rule); 0 when unused.
     pub period_games: u32,
+    /// The league held (0 = lowest), or -1 (any negative value) when not placed yet: the
+    /// league is then taken from the rating.
+    pub league: i32,
+    /// Games left in which a demotion cannot happen (after a promotion).
+    pub protected_games: u32,
+    /// Rated games this season.
+    pub season_games: u32,
+    /// Wins this season.
+    pub season_wins: u32,
+    /// The highest rating after a game this season.
+    pub peak_rating: f32,
+    /// The highest league held this season.
+    pub peak_league: i32,
+    /// Time of the last match in the caller's seconds (a pool's clock).
+    pub last_played: f64,
     /// 1 for a FIDE junior, else 0.
     pub is_junior: u8,
     /// 1 once the rating has reached 2400 (FIDE K = 10 for good), else 0.
@@ -35,17 +53,32 @@ impl From<&EloPlayerState> for PlayerState {
             period_games: state.period_games,
             is_junior: state.is_junior != 0,
             has_reached_2400: state.has_reached_2400 != 0,
+            league: u32::try_from(state.league).ok(),
+            protected_games: state.protected_games,
+            season_games: state.season_games,
+            season_wins: state.season_wins,
+            peak_rating: state.peak_rating,
+            peak_league: u32::try_from(state.peak_league).unwrap_or(0),
+            last_played: state.last_played,
         }
     }
 }
 
 impl From<PlayerState> for EloPlayerState {
     fn from(state: PlayerState) -> Self {
+        let index = |league: u32| i32::try_from(league).unwrap_or(i32::MAX);
         Self {
             rating: state.rating,
             games_played: state.games_played,
             win_streak: state.win_streak,
             period_games: state.period_games,
+            league: state.league.map_or(-1, index),
+            protected_games: state.protected_games,
+            season_games: state.season_games,
+            season_wins: state.season_wins,
+            peak_rating: state.peak_rating,
+            peak_league: index(state.peak_league),
+            last_played: state.last_played,
             is_junior: u8::from(state.is_junior),
             has_reached_2400: u8::from(state.has_reached_2400),
         }

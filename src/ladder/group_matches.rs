@@ -19,6 +19,7 @@ use crate::error::{Error, MAX_FACTOR};
 use crate::outcome::Outcome;
 use crate::placement::ENTRANTS;
 use crate::player::PlayerState;
+use crate::rating::standing::LeagueChange;
 use crate::pool::{Pool, PoolError};
 use crate::team::{Team, MAX_TEAM_SIZE};
 
@@ -81,15 +82,12 @@ impl Pool {
         Ok(())
     }
 
-    /// Writes new current states back for players `indices` (relative to the offset),
-    /// keeping the exact sum, then rebalances a zero-sum pool.
-    fn store(&mut self, indices: &[usize], states: &[PlayerState]) {
+    /// Writes new current states back for players `indices` (relative to the offset,
+    /// keeping the exact sum, stamped with the clock, league changes reported), then
+    /// rebalances a zero-sum pool.
+    fn store(&mut self, position: usize, indices: &[usize], states: &[PlayerState], mut events: Option<&mut Vec<LeagueChange>>) {
         for (&index, state) in indices.iter().zip(states) {
-            let stored = if self.offset == 0.0 { state.rating } else { (f64::from(state.rating) - self.offset) as f32 };
-            if let Some(sum) = &mut self.stored_sum {
-                sum.replace(self.players[index].rating, stored);
-            }
-            self.players[index] = PlayerState { rating: stored, ..*state };
+            self.store_played(position, index, *state, events.as_deref_mut());
         }
         self.rebalance();
     }
@@ -101,6 +99,19 @@ impl Pool {
     /// # Errors
     /// The first bad match, with its position.
     pub fn apply_teams(&mut self, matches: &[TeamMatch<'_>]) -> Result<(), PoolError> {
+        self.apply_teams_reporting(matches, None)
+    }
+
+    /// [`Self::apply_teams`], appending the league changes (promotions, demotions) the
+    /// matches caused to `events`, in match order.
+    ///
+    /// # Errors
+    /// As [`Self::apply_teams`]; nothing is appended then.
+    pub fn apply_teams_with_events(&mut self, matches: &[TeamMatch<'_>], events: &mut Vec<LeagueChange>) -> Result<(), PoolError> {
+        self.apply_teams_reporting(matches, Some(events))
+    }
+
+    fn apply_teams_reporting(&mut self, matches: &[TeamMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
         let (mut a, mut b, mut both, mut states) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
             // Both teams at once, so that a player in both is refused too.
@@ -124,8 +135,8 @@ impl Pool {
             let team_a = Team { members: &a, weights: m.weights_a };
             let team_b = Team { members: &b, weights: m.weights_b };
             self.rules.rate_teams_unchecked(team_a, team_b, m.outcome, &mut out_a, &mut out_b);
-            self.store(m.team_a, &out_a);
-            self.store(m.team_b, &out_b);
+            self.store(position, m.team_a, &out_a, events.as_deref_mut());
+            self.store(position, m.team_b, &out_b, events.as_deref_mut());
         }
         Ok(())
     }
@@ -137,6 +148,19 @@ impl Pool {
     /// # Errors
     /// The first bad match, with its position.
     pub fn apply_placements(&mut self, matches: &[PlacementMatch<'_>]) -> Result<(), PoolError> {
+        self.apply_placements_reporting(matches, None)
+    }
+
+    /// [`Self::apply_placements`], appending the league changes the matches caused to
+    /// `events`, in match order.
+    ///
+    /// # Errors
+    /// As [`Self::apply_placements`]; nothing is appended then.
+    pub fn apply_placements_with_events(&mut self, matches: &[PlacementMatch<'_>], events: &mut Vec<LeagueChange>) -> Result<(), PoolError> {
+        self.apply_placements_reporting(matches, Some(events))
+    }
+
+    fn apply_placements_reporting(&mut self, matches: &[PlacementMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
         let mut states = Vec::new();
         for (position, m) in matches.iter().enumerate() {
             self.gather(position, m.entrants, &mut states)?;
@@ -149,7 +173,7 @@ impl Pool {
             out.clone_from(&states);
             scratch.resize(3 * states.len(), 0.0);
             self.rules.rate_placements_unchecked(&states, m.places, &mut scratch, &mut out);
-            self.store(m.entrants, &out);
+            self.store(position, m.entrants, &out, events.as_deref_mut());
         }
         Ok(())
     }

@@ -1,9 +1,10 @@
 //! Ladders: player pools with leagues and zero-sum totals (SPEC 7), their team and
 //! free-for-all matches (`group_matches`), matchmaking (SPEC 8)
-//! and saves.
+//! seasons (soft resets, decay) and saves.
 
 pub mod group_matches;
 pub mod matchmaking;
 pub mod team_matchmaking;
 pub mod pool;
 pub mod save;
+pub mod season;

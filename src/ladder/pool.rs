@@ -16,9 +16,10 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::config::Rules;
-use crate::error::{check_rating, Error, MAX_CHANGE, MAX_POOL_RATING};
+use crate::error::{Error, MAX_CHANGE, MAX_POOL_RATING};
 use crate::outcome::{check_score, Outcome};
 use crate::player::PlayerState;
+use crate::rating::standing::LeagueChange;
 
 /// One match of a list applied to a pool: player indices and the outcome seen from `a`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,6 +125,8 @@ pub struct MatchOutputs<'a> {
     pub delta_b: Option<&'a mut [f32]>,
     /// Expected score of A before the match.
     pub expected_a: Option<&'a mut [f32]>,
+    /// League changes (promotions and demotions), appended in match order.
+    pub events: Option<&'a mut Vec<LeagueChange>>,
 }
 
 /// The exact sum of a pool's stored ratings: each `f32` rating as a fixed-point number
@@ -194,13 +197,21 @@ pub struct Pool {
     pub(crate) stored_sum: Option<RatingSum>,
     /// An upper bound of the largest stored rating magnitude (see [`Pool::ensure_room`]).
     pub(crate) magnitude_bound: f64,
+    /// The caller's time (seconds) stamped on every match as `last_played`.
+    pub(crate) clock: f64,
+    /// The time up to which inactivity decay has been applied (`None`: never).
+    pub(crate) decayed_through: Option<f64>,
 }
 
-/// Pools are equal when their rules, players and zero-sum offset are (the total follows
-/// from the players; the sum and the magnitude bound are caches).
+/// Pools are equal when their rules, players, zero-sum offset, clock and decay time are
+/// (the total follows from the players; the sum and the magnitude bound are caches).
 impl PartialEq for Pool {
     fn eq(&self, other: &Self) -> bool {
-        self.rules == other.rules && self.players == other.players && self.offset.to_bits() == other.offset.to_bits()
+        self.rules == other.rules
+            && self.players == other.players
+            && self.offset.to_bits() == other.offset.to_bits()
+            && self.clock.to_bits() == other.clock.to_bits()
+            && self.decayed_through.map(f64::to_bits) == other.decayed_through.map(f64::to_bits)
     }
 }
 
@@ -208,15 +219,53 @@ impl Pool {
     /// An empty pool.
     #[must_use]
     pub fn new(rules: Rules) -> Self {
-        Self { rules, players: Vec::new(), offset: 0.0, stored_sum: Some(RatingSum::default()), magnitude_bound: 0.0 }
+        Self {
+            rules,
+            players: Vec::new(),
+            offset: 0.0,
+            stored_sum: Some(RatingSum::default()),
+            magnitude_bound: 0.0,
+            clock: 0.0,
+            decayed_through: None,
+        }
     }
 
     /// A pool holding `players` (stored ratings relative to `offset`), its total and
-    /// bound computed from them.
-    pub(crate) fn from_parts(rules: Rules, players: Vec<PlayerState>, offset: f64) -> Self {
+    /// bound computed from them. Players not placed in a league yet (older saves) are
+    /// placed by their rating, and a missing peak rating becomes the rating.
+    pub(crate) fn from_parts(rules: Rules, mut players: Vec<PlayerState>, offset: f64) -> Self {
+        for p in &mut players {
+            let current = effective_rating(p.rating, offset);
+            if p.league.is_none() {
+                let league = rules.league_of(current) as u32;
+                *p = PlayerState { league: Some(league), peak_league: p.peak_league.max(league), ..*p };
+            }
+            if p.peak_rating == f32::MIN {
+                p.peak_rating = current;
+            }
+        }
         let stored_sum = RatingSum::of(players.iter().map(|p| p.rating));
         let magnitude_bound = players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
-        Self { rules, players, offset, stored_sum: Some(stored_sum), magnitude_bound }
+        Self { rules, players, offset, stored_sum: Some(stored_sum), magnitude_bound, clock: 0.0, decayed_through: None }
+    }
+
+    /// The clock: the caller's time in seconds, stamped on every match as the players'
+    /// `last_played` (the engine never reads the wall clock, so results stay
+    /// deterministic). 0 until set.
+    #[must_use]
+    pub fn clock(&self) -> f64 {
+        self.clock
+    }
+
+    /// Sets the clock (any finite number of seconds, for example Unix time; it may go
+    /// back, for replays). New players and matches from now on carry this time.
+    ///
+    /// # Errors
+    /// A NaN or infinite time.
+    pub fn set_clock(&mut self, seconds: f64) -> Result<(), Error> {
+        crate::error::check_finite(seconds, "clock")?;
+        self.clock = seconds;
+        Ok(())
     }
 
     /// The exact sum of the stored ratings: the kept one, or recomputed (O(N)).
@@ -282,7 +331,7 @@ impl Pool {
             Some(_) if first > 0 => (self.total() / first as f64) as f32,
             _ => self.rules.config.initial_rating,
         };
-        let template = PlayerState::new(rating);
+        let template = PlayerState { last_played: self.clock, ..PlayerState::new(rating) };
         for _ in 0..count {
             self.push(template);
         }
@@ -291,13 +340,16 @@ impl Pool {
     }
 
     /// Adds players with given state (ratings must be finite); returns the index of the
-    /// first. Nothing is added if any state is invalid.
+    /// first. Nothing is added if any state is invalid. A state without a league is placed
+    /// by its rating; a league that does not fit the rating is corrected by the hysteresis
+    /// rule ([`Rules::current_league`]).
     ///
     /// # Errors
-    /// A non-finite rating (the message names its position).
+    /// A non-finite rating or time, or a league the rules do not have (the message names
+    /// its position).
     pub fn add_player_states(&mut self, states: &[PlayerState]) -> Result<usize, Error> {
         for (i, state) in states.iter().enumerate() {
-            check_rating(state.rating, &format!("players[{i}].rating"))?;
+            self.rules.check_player(state, &format!("players[{i}]"))?;
         }
         let first = self.players.len();
         for state in states {
@@ -308,6 +360,7 @@ impl Pool {
     }
 
     fn push(&mut self, state: PlayerState) {
+        let state = self.rules.placed(state);
         let stored = (f64::from(state.rating) - self.offset) as f32;
         if let Some(sum) = &mut self.stored_sum {
             sum.add(stored);
@@ -319,10 +372,16 @@ impl Pool {
     /// The current rating of a stored player (its stored value plus the offset).
     #[inline(always)]
     pub(crate) fn effective(&self, stored: f32) -> f32 {
+        effective_rating(stored, self.offset)
+    }
+
+    /// The rating to store for a current rating (relative to the offset).
+    #[inline(always)]
+    pub(crate) fn relative(&self, rating: f32) -> f32 {
         if self.offset == 0.0 {
-            stored
+            rating
         } else {
-            (f64::from(stored) + self.offset) as f32
+            (f64::from(rating) - self.offset) as f32
         }
     }
 
@@ -340,16 +399,19 @@ impl Pool {
         self.players.get(index).map(|p| self.effective(p.rating))
     }
 
-    /// Replaces player `index`'s state.
+    /// Replaces player `index`'s state (placed in a league as
+    /// [`Self::add_player_states`] does).
     ///
     /// # Errors
-    /// An index out of range or a non-finite rating.
+    /// An index out of range, a non-finite rating or time, or a league the rules do not
+    /// have.
     pub fn set_player(&mut self, index: usize, state: PlayerState) -> Result<(), PoolError> {
         let len = self.players.len();
         if index >= len {
             return Err(PoolError::IndexOutOfRange { position: 0, index, len });
         }
-        check_rating(state.rating, "player.rating").map_err(PoolError::InvalidPlayer)?;
+        self.rules.check_player(&state, "player").map_err(PoolError::InvalidPlayer)?;
+        let state = self.rules.placed(state);
         let stored = (f64::from(state.rating) - self.offset) as f32;
         if let Some(sum) = &mut self.stored_sum {
             sum.replace(self.players[index].rating, stored);
@@ -393,7 +455,7 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn leagues_into(&self, start: usize, out: &mut [usize]) -> Result<(), PoolError> {
-        self.map_range(start, out, |p| self.rules.league_of(p.rating))
+        self.map_range(start, out, |p| held_league(p))
     }
 
     fn range(&self, start: usize, count: usize) -> Result<&[PlayerState], PoolError> {
@@ -462,7 +524,7 @@ impl Pool {
             self.apply_blocks(matches, &mut outputs);
         } else {
             for (i, m) in matches.iter().enumerate() {
-                let (before_a, before_b, after_a, after_b) = self.apply_one(m);
+                let (before_a, before_b, after_a, after_b) = self.apply_one(i, m, outputs.events.as_deref_mut());
                 record(&mut outputs, i, [before_a, before_b, after_a, after_b], || self.rules.expected_score(before_a, before_b));
             }
         }
@@ -477,30 +539,38 @@ impl Pool {
     fn apply_blocks(&mut self, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
         // Separate borrows: the compiler then knows that storing a player never changes
         // the rules, and keeps their fields in registers for the whole loop.
-        let Self { rules, players, .. } = self;
-        apply_blocks(rules, players, matches, outputs);
+        let Self { rules, players, clock, .. } = self;
+        apply_blocks(rules, players, *clock, matches, outputs);
         self.stored_sum = None;
     }
 
     /// One validated match; returns the ratings before and after (before any zero-sum
     /// adjustment).
     #[inline(always)]
-    fn apply_one(&mut self, m: &Match) -> (f32, f32, f32, f32) {
+    fn apply_one(&mut self, position: usize, m: &Match, mut events: Option<&mut Vec<LeagueChange>>) -> (f32, f32, f32, f32) {
         let stored_a = self.players[m.a];
         let stored_b = self.players[m.b];
         let a = PlayerState { rating: self.effective(stored_a.rating), ..stored_a };
         let b = PlayerState { rating: self.effective(stored_b.rating), ..stored_b };
         let (new_a, new_b) = self.rules.rate_players_unchecked(&a, &b, m.outcome);
-        let store_a = if self.offset == 0.0 { new_a.rating } else { (f64::from(new_a.rating) - self.offset) as f32 };
-        let store_b = if self.offset == 0.0 { new_b.rating } else { (f64::from(new_b.rating) - self.offset) as f32 };
-        if let Some(sum) = &mut self.stored_sum {
-            sum.replace(stored_a.rating, store_a);
-            sum.replace(stored_b.rating, store_b);
-        }
-        self.players[m.a] = PlayerState { rating: store_a, ..new_a };
-        self.players[m.b] = PlayerState { rating: store_b, ..new_b };
+        self.store_played(position, m.a, new_a, events.as_deref_mut());
+        self.store_played(position, m.b, new_b, events);
         self.rebalance();
         (a.rating, b.rating, new_a.rating, new_b.rating)
+    }
+
+    /// Stores player `index`'s state after a game (its current rating made relative to
+    /// the offset, the exact sum kept, the clock stamped) and reports a league change. The
+    /// caller rebalances a zero-sum pool.
+    #[inline(always)]
+    pub(crate) fn store_played(&mut self, position: usize, index: usize, state: PlayerState, events: Option<&mut Vec<LeagueChange>>) {
+        let stored = self.relative(state.rating);
+        let before = &self.players[index];
+        if let Some(sum) = &mut self.stored_sum {
+            sum.replace(before.rating, stored);
+        }
+        report(events, position, index, before.league, state.league);
+        self.players[index] = PlayerState { rating: stored, last_played: self.clock, ..state };
     }
 
     /// Checks that `matches` more matches cannot take any rating past
@@ -551,19 +621,20 @@ impl Pool {
         self.stored_sum().value() + self.players.len() as f64 * self.offset
     }
 
-    /// League of player `index`.
+    /// The league player `index` holds (0 = lowest; part of the player's state, see
+    /// [`crate::rating::standing`]).
     #[must_use]
     pub fn league_of_player(&self, index: usize) -> Option<usize> {
-        self.rating(index).map(|r| self.rules.league_of(r))
+        self.players.get(index).map(held_league)
     }
 
-    /// Number of players per league (index 0 = lowest); one entry per configured league
-    /// (a single entry with everybody when no leagues are configured). O(N).
+    /// Number of players per league held (index 0 = lowest); one entry per configured
+    /// league (a single entry with everybody when no leagues are configured). O(N).
     #[must_use]
     pub fn league_counts(&self) -> Vec<usize> {
         let mut counts = vec![0; self.rules.config.leagues.len().max(1)];
         for p in &self.players {
-            counts[self.rules.league_of(self.effective(p.rating))] += 1;
+            counts[held_league(p)] += 1;
         }
         counts
     }
@@ -615,8 +686,35 @@ impl Pool {
     }
 }
 
+/// A stored rating made current: plus the zero-sum offset.
+#[inline(always)]
+fn effective_rating(stored: f32, offset: f64) -> f32 {
+    if offset == 0.0 {
+        stored
+    } else {
+        (f64::from(stored) + offset) as f32
+    }
+}
+
+/// The league a pool's player holds (pools place every player they store).
+#[inline(always)]
+fn held_league(p: &PlayerState) -> usize {
+    p.league.unwrap_or(0) as usize
+}
+
+/// Appends a league change to `events` when `from` and `to` differ.
+#[inline(always)]
+pub(crate) fn report(events: Option<&mut Vec<LeagueChange>>, position: usize, player: usize, from: Option<u32>, to: Option<u32>) {
+    if let Some(events) = events {
+        let (from, to) = (from.unwrap_or(0), to.unwrap_or(0));
+        if from != to {
+            events.push(LeagueChange { position, player, from, to });
+        }
+    }
+}
+
 /// See [`Pool::apply_blocks`].
-fn apply_blocks(rules: &Rules, players: &mut [PlayerState], matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+fn apply_blocks(rules: &Rules, players: &mut [PlayerState], clock: f64, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
     const BLOCK: usize = 32;
     let isa = crate::kernel::Isa::best();
     let mut a_states = [PlayerState::new(0.0); BLOCK];
@@ -645,11 +743,13 @@ fn apply_blocks(rules: &Rules, players: &mut [PlayerState], matches: &[Match], o
             let m = &matches[start + j];
             let (a, b) = (&a_states[j], &b_states[j]);
             let (new_a, new_b) = match simple {
-                Some(plan) => plan.rate_players(a, b, m.outcome, expected[j]),
+                Some(plan) => plan.rate_players(rules, a, b, m.outcome, expected[j]),
                 None => rules.rate_players_expected(a, b, m.outcome, expected[j]),
             };
-            players[m.a] = new_a;
-            players[m.b] = new_b;
+            players[m.a] = PlayerState { last_played: clock, ..new_a };
+            players[m.b] = PlayerState { last_played: clock, ..new_b };
+            report(outputs.events.as_deref_mut(), start + j, m.a, a.league, new_a.league);
+            report(outputs.events.as_deref_mut(), start + j, m.b, b.league, new_b.league);
             if wants_outputs {
                 let e = expected[j];
                 record(outputs, start + j, [a.rating, b.rating, new_a.rating, new_b.rating], || e);
@@ -686,10 +786,10 @@ impl SimplePlan {
     }
 
     #[inline(always)]
-    fn rate_players(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
+    fn rate_players(&self, rules: &Rules, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
         let (rating_a, rating_b) =
             crate::update::rate_with_expected(expected_a, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
-        (a.after_game(rating_a, outcome.a_won()), b.after_game(rating_b, outcome.b_won()))
+        (rules.finish_game(a, rating_a, outcome.a_won()), rules.finish_game(b, rating_b, outcome.b_won()))
     }
 }
 
@@ -867,7 +967,7 @@ mod tests {
         let mut pool = Pool::new(Rules::default());
         pool.add_players(5);
         let (mut da, mut db, mut ea) = ([0.0; 2], [0.0; 2], [0.0; 2]);
-        let outputs = MatchOutputs { delta_a: Some(&mut da), delta_b: Some(&mut db), expected_a: Some(&mut ea) };
+        let outputs = MatchOutputs { delta_a: Some(&mut da), delta_b: Some(&mut db), expected_a: Some(&mut ea), events: None };
         pool.apply(&[Match::new(3, 1, Outcome::WIN), Match::new(3, 4, Outcome::WIN)], Some(outputs)).unwrap();
         assert_eq!((da[0], db[0], ea[0]), (16.0, -16.0, 0.5));
         assert!(da[1] < 16.0 && ea[1] > 0.5);

@@ -37,9 +37,12 @@ pub const MAX_POOL_PLAYERS: usize = i32::MAX as usize;
 
 /// The `format` field of every save.
 pub const FORMAT: &str = "ranking-elo-pool";
-/// The save format version this build writes. Version 1 (which also stored the running
-/// sum of the ratings, now always recomputed exactly) is still read.
-pub const VERSION: u32 = 2;
+/// The save format version this build writes: 3 adds the season state (each player's
+/// league, protection, season record and last match time; the pool's clock and decay
+/// time). Versions 1 (which also stored the running sum of the ratings, now always
+/// recomputed exactly) and 2 are still read: their players are placed in the league of
+/// their rating, with an empty season record, and the clock starts at 0.
+pub const VERSION: u32 = 3;
 
 /// Why a save could not be written or read.
 #[derive(Debug)]
@@ -78,6 +81,12 @@ struct PoolData {
     /// Version 1 only: the running sum of the stored ratings (checked, then recomputed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stored_sum: Option<f64>,
+    /// Version 3: the pool's clock.
+    #[serde(default)]
+    clock: f64,
+    /// Version 3: the time up to which decay has been applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    decayed_through: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -118,6 +127,8 @@ pub fn to_json(pool: &Pool) -> String {
         players: pool.players.clone(),
         offset: pool.offset,
         stored_sum: None,
+        clock: pool.clock,
+        decayed_through: pool.decayed_through,
     };
     let payload = serde_json::to_string(&data).unwrap_or_else(|_| unreachable!("pool data always serializes"));
     let raw = RawValue::from_string(payload).unwrap_or_else(|_| unreachable!("serde_json output is JSON"));
@@ -159,12 +170,27 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if data.players.len() > MAX_POOL_PLAYERS {
         return Err(invalid(format!("pool.players has {} players, more than {MAX_POOL_PLAYERS}", data.players.len())));
     }
+    let leagues = rules.config().leagues.len().max(1);
     for (i, player) in data.players.iter().enumerate() {
         if !(player.rating.is_finite() && f64::from(player.rating.abs()) <= MAX_POOL_RATING) {
             return Err(invalid(format!("pool.players[{i}].rating must be a finite number within 2^55")));
         }
+        if !(player.peak_rating.is_finite() && f64::from(player.peak_rating.abs()) <= MAX_POOL_RATING) && player.peak_rating != f32::MIN {
+            return Err(invalid(format!("pool.players[{i}].peak_rating must be a finite number within 2^55")));
+        }
+        if !player.last_played.is_finite() {
+            return Err(invalid(format!("pool.players[{i}].last_played must be a finite number")));
+        }
+        if player.league.is_some_and(|l| l as usize >= leagues) || player.peak_league as usize >= leagues {
+            return Err(invalid(format!("pool.players[{i}]: league and peak_league must be league indices of the configuration (it has {leagues})")));
+        }
     }
-    let pool = Pool::from_parts(rules, data.players, data.offset);
+    if !data.clock.is_finite() || data.decayed_through.is_some_and(|t| !t.is_finite()) {
+        return Err(invalid("pool.clock and pool.decayed_through must be finite numbers"));
+    }
+    let mut pool = Pool::from_parts(rules, data.players, data.offset);
+    pool.clock = data.clock;
+    pool.decayed_through = data.decayed_through;
     match (save.version, data.stored_sum) {
         (1, Some(stored)) => {
             // Version 1 kept a running f64 sum; accept it when it agrees with the players
@@ -222,8 +248,17 @@ fn file_name_of(path: &Path) -> Result<&std::ffi::OsStr, SaveError> {
 /// [`SaveError::Path`] when `path` names no file; [`SaveError::Io`] when the file or the
 /// folder cannot be written or flushed (the temporary file is removed).
 pub fn save_file(pool: &Pool, path: &Path) -> Result<(), SaveError> {
+    file_name_of(path)?;
+    write_atomic(path, &to_json(pool))
+}
+
+/// Writes `text` to `path` the way [`save_file`] writes a save: a new, exclusively
+/// created temporary file beside it, flushed, renamed over `path`, the folder flushed.
+///
+/// # Errors
+/// As [`save_file`].
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), SaveError> {
     let file_name = file_name_of(path)?;
-    let text = to_json(pool);
     let folder = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -381,7 +416,7 @@ mod tests {
         corrupted[digit] = if corrupted[digit] == b'1' { b'2' } else { b'1' };
         let error = from_json(std::str::from_utf8(&corrupted).unwrap()).unwrap_err().to_string();
         assert!(error.contains("checksum mismatch"), "{error}");
-        assert!(from_json(&text.replace("\"version\":2", "\"version\":3")).unwrap_err().to_string().contains("version 3"));
+        assert!(from_json(&text.replace("\"version\":3", "\"version\":4")).unwrap_err().to_string().contains("version 4"));
         assert!(from_json(&text.replace(FORMAT, "other")).unwrap_err().to_string().contains("format"));
         let empty = to_json(&Pool::new(Rules::default()));
         assert_eq!(from_json(&empty).unwrap().len(), 0);

@@ -114,6 +114,15 @@ pub struct Config {
     pub team_split: crate::rating::team::TeamSplit,
     /// What a free-for-all's summed pair terms are divided by.
     pub placement_normalization: crate::rating::placement::PlacementNormalization,
+    /// League hysteresis: a player is demoted only once the rating is more than this
+    /// below the held league's lower bound (0: at the bound, as the seeds do).
+    pub demotion_margin: f64,
+    /// Games after a promotion during which no demotion happens (0: none).
+    pub protected_games: u32,
+    /// The soft reset at a season's end.
+    pub season_reset: crate::rating::season::SeasonReset,
+    /// Inactivity decay (off unless `points_per_day` is set).
+    pub decay: crate::rating::season::Decay,
 }
 
 impl Default for Config {
@@ -135,6 +144,10 @@ impl Default for Config {
             team_rating: crate::rating::team::TeamRating::Mean,
             team_split: crate::rating::team::TeamSplit::Equal,
             placement_normalization: crate::rating::placement::PlacementNormalization::NMinusOne,
+            demotion_margin: 0.0,
+            protected_games: 0,
+            season_reset: crate::rating::season::SeasonReset::default(),
+            decay: crate::rating::season::Decay::default(),
         }
     }
 }
@@ -216,6 +229,14 @@ impl Config {
         if let Some(total) = self.zero_sum_total {
             check_rating_setting(total, "zero_sum_total")?;
         }
+        if !(self.demotion_margin >= 0.0 && self.demotion_margin <= f64::from(MAX_RATING)) {
+            return Err(ConfigError::new(
+                "demotion_margin",
+                format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin),
+            ));
+        }
+        self.season_reset.validate("season_reset")?;
+        self.decay.validate("decay", &self.leagues)?;
         let league_bonuses = self
             .leagues
             .as_slice()

@@ -36,6 +36,10 @@ pub struct League {
     /// Victory bonus `V` for players in this league (the configuration's when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub victory_bonus: Option<f64>,
+    /// Share of the distance to the anchor this league's players keep at a season's end
+    /// (the configuration's `season_reset.keep` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_keep: Option<f64>,
 }
 
 impl League {
@@ -48,6 +52,7 @@ impl League {
             k,
             score_share_bonus: None,
             victory_bonus: None,
+            season_keep: None,
         }
     }
 }
@@ -96,6 +101,9 @@ impl Leagues {
             }
             if let Some(v) = league.victory_bonus {
                 check_factor(v, &at("victory_bonus"))?;
+            }
+            if let Some(keep) = league.season_keep {
+                crate::rating::season::check_keep(keep, &at("season_keep"))?;
             }
         }
         Ok(())

@@ -1,6 +1,6 @@
 //! The rating math, free of FFI concerns: expected score (SPEC 1), outcomes (2), the pair
 //! update rule (3), K policies (4), leagues (6), team matches and free-for-all placements
-//! (docs/teams.md), player state, the configuration, and the deterministic arithmetic
+//! (docs/teams.md), league hysteresis (standing) and season rules, player state, the configuration, and the deterministic arithmetic
 //! they all use.
 
 pub mod config;
@@ -11,5 +11,7 @@ pub mod league;
 pub mod outcome;
 pub mod placement;
 pub mod player;
+pub mod season;
+pub mod standing;
 pub mod team;
 pub mod update;

@@ -29,7 +29,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{KCombine, Rules};
-use crate::error::{check_rating, Error};
+use crate::error::Error;
 use crate::player::PlayerState;
 use crate::update::apply_delta;
 
@@ -78,7 +78,7 @@ impl Rules {
     pub fn rate_placements(&self, players: &[PlayerState], places: &[u32], out: &mut [PlayerState]) -> Result<(), Error> {
         self.check_placements(players, places)?;
         for (i, player) in players.iter().enumerate() {
-            check_rating(player.rating, &format!("entrants[{i}].rating"))?;
+            self.check_player(player, &format!("entrants[{i}]"))?;
         }
         if out.len() != players.len() {
             return Err(Error::OutOfRange { name: format!("out ({} slots)", out.len()), range: "one slot per entrant" });
@@ -96,7 +96,7 @@ impl Rules {
         let (k, penalty) = rest.split_at_mut(n);
         sums.fill(0.0);
         for (i, p) in players.iter().enumerate() {
-            k[i] = self.config.k_policy.k_for(p, &self.config.leagues);
+            k[i] = self.k_for(p);
             penalty[i] = self.streak_penalty(p.win_streak);
         }
         for i in 0..n {
@@ -129,10 +129,10 @@ impl Rules {
             let beaten = places.iter().enumerate().filter(|&(j, &p)| j != i && p > places[i]).count();
             let tied = places.iter().enumerate().filter(|&(j, &p)| j != i && p == places[i]).count();
             let share = (beaten as f64 + tied as f64 / 2.0) / (n - 1) as f64;
-            let (l, v) = self.bonuses(players[i].rating);
+            let (l, v) = self.bonuses(|| self.current_league(&players[i]));
             let delta = sums[i] / norm + l * share + v * share;
             let rating = apply_delta(players[i].rating, delta, self.config.rounding, self.floor);
-            out[i] = players[i].after_game(rating, beaten == n - 1);
+            out[i] = self.finish_game(&players[i], rating, beaten == n - 1);
         }
     }
 }

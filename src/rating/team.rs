@@ -30,7 +30,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::Rules;
-use crate::error::{check_rating, Error};
+use crate::error::Error;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 use crate::update::apply_delta;
@@ -142,7 +142,7 @@ impl Rules {
         for (team, name) in [(&a, "team_a"), (&b, "team_b")] {
             self.check_team(team, name)?;
             for (i, member) in team.members.iter().enumerate() {
-                check_rating(member.rating, &format!("{name}[{i}].rating"))?;
+                self.check_player(member, &format!("{name}[{i}]"))?;
             }
         }
         crate::outcome::check_score(outcome.score_a, "score_a")?;
@@ -176,7 +176,7 @@ impl Rules {
             sum += rating;
             weighted += w * rating;
             weight_sum += w;
-            k_sum += self.config.k_policy.k_for(member, &self.config.leagues);
+            k_sum += self.k_for(member);
             penalty_sum += self.streak_penalty(member.win_streak);
         }
         let rating = match self.config.team_rating {
@@ -191,7 +191,7 @@ impl Rules {
     fn rate_members(&self, team: &Team<'_>, own: &Side, other: &Side, t: f64, share: f64, result: f64, won: bool, out: &mut [PlayerState]) {
         let n = team.members.len() as f64;
         for (i, member) in team.members.iter().enumerate() {
-            let own_k = self.config.k_policy.k_for(member, &self.config.leagues);
+            let own_k = self.k_for(member);
             let k = match self.config.k_combine {
                 crate::config::KCombine::PerPlayer => own_k,
                 #[allow(clippy::manual_midpoint, reason = "002's formula, as the pair rule writes it")]
@@ -202,10 +202,10 @@ impl Rules {
                 TeamSplit::Equal => 1.0,
                 TeamSplit::Weights => n * team.weights.map_or(1.0, |weights| weights[i]) / own.weight_sum,
             };
-            let (l, v) = self.bonuses(member.rating);
+            let (l, v) = self.bonuses(|| self.current_league(member));
             let delta = k * multiplier * t * split + l * share + v * result;
             let rating = apply_delta(member.rating, delta, self.config.rounding, self.floor);
-            out[i] = member.after_game(rating, won);
+            out[i] = self.finish_game(member, rating, won);
         }
     }
 }

@@ -137,16 +137,27 @@ pub fn tutorial_probability(rating_a: f32, rating_b: f32) -> f32 {
 }
 
 impl Rules {
-    /// `L` and `V` for a player at `rating`: the league's when it overrides them, else the
-    /// configuration's.
+    /// `L` and `V` for a player in league `league` (as `league()` gives it, called only
+    /// when a league overrides them): the league's when it does, else the configuration's.
     #[inline(always)]
-    pub(crate) fn bonuses(&self, rating: f32) -> (f64, f64) {
+    pub(crate) fn bonuses(&self, league: impl FnOnce() -> usize) -> (f64, f64) {
         let (l, v) = (self.config.score_share_bonus, self.config.victory_bonus);
         if !self.league_bonuses {
             return (l, v);
         }
-        let league = &self.config.leagues.as_slice()[self.league_of(rating)];
+        let league = &self.config.leagues.as_slice()[league()];
         (league.score_share_bonus.unwrap_or(l), league.victory_bonus.unwrap_or(v))
+    }
+
+    /// K of a player with state under the configured policy; the `league` policy reads the
+    /// league the player holds ([`Self::current_league`]).
+    #[inline(always)]
+    #[must_use]
+    pub fn k_for(&self, player: &PlayerState) -> f64 {
+        match self.config.k_policy {
+            crate::kpolicy::KPolicy::League => self.config.leagues.as_slice()[self.current_league(player)].k,
+            ref policy => policy.k_for(player, &self.config.leagues),
+        }
     }
 
     #[inline(always)]
@@ -173,17 +184,27 @@ impl Rules {
     #[inline(always)]
     fn rate_core(&self, rating_a: f32, rating_b: f32, outcome: Outcome, k_a: f64, k_b: f64, multiplier: f64) -> (f32, f32) {
         let expected_a = self.expectation.expected_a(rating_a, rating_b);
-        self.rate_core_expected(expected_a, rating_a, rating_b, outcome, k_a, k_b, multiplier)
+        let leagues = (|| self.league_of(rating_a), || self.league_of(rating_b));
+        self.rate_core_expected(expected_a, rating_a, rating_b, outcome, (k_a, k_b), multiplier, leagues)
     }
 
     /// [`Self::rate_core`] with the expected score already computed (the pool computes a
     /// block of them in one vectorized loop).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)] // the formula's inputs
-    fn rate_core_expected(&self, expected_a: f64, rating_a: f32, rating_b: f32, outcome: Outcome, k_a: f64, k_b: f64, multiplier: f64) -> (f32, f32) {
+    fn rate_core_expected(
+        &self,
+        expected_a: f64,
+        rating_a: f32,
+        rating_b: f32,
+        outcome: Outcome,
+        (k_a, k_b): (f64, f64),
+        multiplier: f64,
+        (league_a, league_b): (impl FnOnce() -> usize, impl FnOnce() -> usize),
+    ) -> (f32, f32) {
         let (k_a, k_b) = self.combine(k_a, k_b);
-        let (l_a, v_a) = self.bonuses(rating_a);
-        let (l_b, v_b) = self.bonuses(rating_b);
+        let (l_a, v_a) = self.bonuses(league_a);
+        let (l_b, v_b) = self.bonuses(league_b);
         let a = SideTerms { k: k_a, score_share_bonus: l_a, victory_bonus: v_a };
         let b = SideTerms { k: k_b, score_share_bonus: l_b, victory_bonus: v_b };
         rate_with_expected(expected_a, self.config.rounding, self.floor, rating_a, rating_b, outcome, a, b, multiplier)
@@ -265,12 +286,11 @@ impl Rules {
     /// [`Self::rate_players_unchecked`] with the expected score already computed.
     #[inline(always)]
     pub(crate) fn rate_players_expected(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
-        let policy = &self.config.k_policy;
-        let k_a = policy.k_for(a, &self.config.leagues);
-        let k_b = policy.k_for(b, &self.config.leagues);
+        let k = (self.k_for(a), self.k_for(b));
         let multiplier = self.streak_multiplier(a.win_streak, b.win_streak);
-        let (rating_a, rating_b) = self.rate_core_expected(expected_a, a.rating, b.rating, outcome, k_a, k_b, multiplier);
-        (a.after_game(rating_a, outcome.a_won()), b.after_game(rating_b, outcome.b_won()))
+        let leagues = (|| self.current_league(a), || self.current_league(b));
+        let (rating_a, rating_b) = self.rate_core_expected(expected_a, a.rating, b.rating, outcome, k, multiplier, leagues);
+        (self.finish_game(a, rating_a, outcome.a_won()), self.finish_game(b, rating_b, outcome.b_won()))
     }
 
     /// [`Self::rate_players_unchecked`] with the ratings checked first.
@@ -278,8 +298,8 @@ impl Rules {
     /// # Errors
     /// A non-finite rating.
     pub fn rate_players(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome) -> Result<(PlayerState, PlayerState), Error> {
-        check_rating(a.rating, "player_a.rating")?;
-        check_rating(b.rating, "player_b.rating")?;
+        self.check_player(a, "player_a")?;
+        self.check_player(b, "player_b")?;
         Ok(self.rate_players_unchecked(a, b, outcome))
     }
 

@@ -654,7 +654,10 @@ namespace RankingElo.Native
     }
 
     /// <summary>
-    ///  A player's state as C sees it (the Rust `PlayerState` with `uint8_t` flags).
+    ///  A player's state as C sees it: the Rust `PlayerState` with `uint8_t` flags and `-1`
+    ///  for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
+    ///  zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
+    ///  use, so zero-initialising is safe too.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     internal unsafe partial struct EloPlayerState
@@ -675,6 +678,35 @@ namespace RankingElo.Native
         ///  Games in the current rating period (FIDE 700 rule); 0 when unused.
         /// </summary>
         public uint period_games;
+        /// <summary>
+        ///  The league held (0 = lowest), or -1 (any negative value) when not placed yet: the
+        ///  league is then taken from the rating.
+        /// </summary>
+        public int league;
+        /// <summary>
+        ///  Games left in which a demotion cannot happen (after a promotion).
+        /// </summary>
+        public uint protected_games;
+        /// <summary>
+        ///  Rated games this season.
+        /// </summary>
+        public uint season_games;
+        /// <summary>
+        ///  Wins this season.
+        /// </summary>
+        public uint season_wins;
+        /// <summary>
+        ///  The highest rating after a game this season.
+        /// </summary>
+        public float peak_rating;
+        /// <summary>
+        ///  The highest league held this season.
+        /// </summary>
+        public int peak_league;
+        /// <summary>
+        ///  Time of the last match in the caller's seconds (a pool's clock).
+        /// </summary>
+        public double last_played;
         /// <summary>
         ///  1 for a FIDE junior, else 0.
         /// </summary>

@@ -1,0 +1,238 @@
+//! Seasons on a pool (issue 13): the season end with its records and soft reset, and
+//! inactivity decay. The formulas are in [`crate::rating::season`]; league moves follow
+//! the hysteresis rule of [`crate::rating::standing`].
+//!
+//! ```
+//! use ranking_elo::pool::{Match, Pool};
+//! use ranking_elo::{Config, Outcome};
+//!
+//! let rules = Config::from_json(r#"{"season_reset": {"keep": 0.5},
+//!     "decay": {"grace_days": 7, "points_per_day": 10}}"#).unwrap();
+//! let mut pool = Pool::new(rules);
+//! pool.add_players(2);
+//! pool.set_clock(0.0).unwrap();
+//! pool.apply(&[Match::new(0, 1, Outcome::WIN)], None).unwrap(); // 1516 / 1484
+//! // Ten days later: three days past the grace period, 30 points, down to 1500 at most.
+//! let decayed = pool.apply_decay(10.0 * 86_400.0, None).unwrap();
+//! assert_eq!((decayed, pool.rating(0), pool.rating(1)), (1, Some(1500.0), Some(1484.0)));
+//! let records = pool.end_season(None);
+//! assert_eq!((records[1].rating, records[1].games, records[1].wins), (1484.0, 1, 0));
+//! assert_eq!(pool.rating(1), Some(1492.0)); // 1500 + (1484 - 1500) * 0.5
+//! ```
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{check_finite, Error};
+use crate::player::PlayerState;
+use crate::pool::{report, Pool};
+use crate::rating::season::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
+use crate::rating::standing::LeagueChange;
+use crate::save::SaveError;
+
+/// One player's season, as [`Pool::end_season`] reports it before the reset.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SeasonRecord {
+    /// The player's index in the pool.
+    pub player: usize,
+    /// Rating at the season's end (before the reset).
+    pub rating: f32,
+    /// Highest rating after a game this season.
+    pub peak_rating: f32,
+    /// League held at the season's end.
+    pub league: u32,
+    /// Highest league held this season.
+    pub peak_league: u32,
+    /// Games played this season.
+    pub games: u32,
+    /// Wins this season.
+    pub wins: u32,
+}
+
+/// The version of the season-records JSON [`records_to_json`] writes.
+pub const RECORDS_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct RecordsFile<'a> {
+    format: &'static str,
+    version: u32,
+    /// The pool's clock at the season's end.
+    season_end: f64,
+    /// League names, lowest first (index = the records' league numbers).
+    leagues: Vec<&'a str>,
+    records: &'a [SeasonRecord],
+}
+
+/// The records as JSON: `{"format": "ranking-elo-season", "version": 1, "season_end":
+/// <clock>, "leagues": [names], "records": [{"player", "rating", "peak_rating", "league",
+/// "peak_league", "games", "wins"}, …]}`.
+#[must_use]
+pub fn records_to_json(pool: &Pool, records: &[SeasonRecord]) -> String {
+    let file = RecordsFile {
+        format: "ranking-elo-season",
+        version: RECORDS_VERSION,
+        season_end: pool.clock,
+        leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
+        records,
+    };
+    serde_json::to_string(&file).unwrap_or_else(|_| unreachable!("records always serialize"))
+}
+
+impl Pool {
+    /// Each player's record of the current season (nothing changes). O(N).
+    #[must_use]
+    pub fn season_records(&self) -> Vec<SeasonRecord> {
+        self.players
+            .iter()
+            .enumerate()
+            .map(|(player, p)| SeasonRecord {
+                player,
+                rating: self.effective(p.rating),
+                peak_rating: p.peak_rating,
+                league: p.league.unwrap_or(0),
+                peak_league: p.peak_league,
+                games: p.season_games,
+                wins: p.season_wins,
+            })
+            .collect()
+    }
+
+    /// The anchor of resets and decay: the initial rating or the pool's mean.
+    fn anchor(&self) -> f64 {
+        match self.rules.config.season_reset.anchor {
+            ResetAnchor::InitialRating => f64::from(self.rules.config.initial_rating),
+            ResetAnchor::PoolMean if self.players.is_empty() => f64::from(self.rules.config.initial_rating),
+            ResetAnchor::PoolMean => self.total() / self.players.len() as f64,
+        }
+    }
+
+    /// Ends the season: returns every player's [`SeasonRecord`], then applies the soft
+    /// reset `R' = anchor + (R - anchor) * keep` (`keep` of the player's league when it
+    /// sets one), through the configured rounding and floor. Every player is then placed
+    /// afresh by the new rating, with no protection, and starts a new record (0 games,
+    /// peaks = the new rating and league). League changes go to `events` (position =
+    /// player). A zero-sum pool keeps its total. Cannot fail: all players or none. O(N).
+    pub fn end_season(&mut self, events: Option<&mut Vec<LeagueChange>>) -> Vec<SeasonRecord> {
+        let records = self.season_records();
+        self.reset_season(events);
+        records
+    }
+
+    /// [`Self::end_season`], writing the records as JSON ([`records_to_json`]) to `path`
+    /// first, atomically (as saves are written); when the file cannot be written nothing
+    /// is reset.
+    ///
+    /// # Errors
+    /// The path names no file, or writing fails.
+    pub fn end_season_to_file(&mut self, path: &Path, events: Option<&mut Vec<LeagueChange>>) -> Result<Vec<SeasonRecord>, SaveError> {
+        let records = self.season_records();
+        crate::save::write_atomic(path, &records_to_json(self, &records))?;
+        self.reset_season(events);
+        Ok(records)
+    }
+
+    fn reset_season(&mut self, mut events: Option<&mut Vec<LeagueChange>>) {
+        let anchor = self.anchor();
+        let config = &self.rules.config;
+        let (default_keep, rounding, floor) = (config.season_reset.keep, config.rounding, self.rules.floor);
+        let mut sum = self.keep_sum();
+        for index in 0..self.players.len() {
+            let p = self.players[index];
+            let held = p.league.unwrap_or(0);
+            let keep = self.rules.config.leagues.as_slice().get(held as usize).and_then(|l| l.season_keep).unwrap_or(default_keep);
+            let rating = self.effective(p.rating);
+            let rating = moved(rating, reset_rating(rating, anchor, keep), rounding, floor);
+            let league = self.rules.league_of(rating) as u32;
+            let stored = self.relative(rating);
+            sum.replace(p.rating, stored);
+            report(events.as_deref_mut(), index, index, p.league, Some(league));
+            self.players[index] = PlayerState {
+                rating: stored,
+                league: Some(league),
+                protected_games: 0,
+                season_games: 0,
+                season_wins: 0,
+                peak_rating: rating,
+                peak_league: league,
+                ..p
+            };
+        }
+        self.stored_sum = Some(sum);
+        self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
+        self.rebalance();
+    }
+
+    /// Applies inactivity decay up to time `now` (seconds, the clock's scale): each player
+    /// whose last match is more than `decay.grace_days` old loses `decay.points_per_day`
+    /// per day of inactivity past the grace period not decayed by an earlier call, toward
+    /// the anchor (never past it, nor below `decay.floor`), if rated at least
+    /// `decay.min_rating` and holding at least `decay.min_league`. The change goes through
+    /// the configured rounding (whole points with integer rounding: call it at intervals
+    /// that decay whole points). A player who falls more than the demotion margin below the
+    /// league's bound is demoted (protected games do not shield from decay); changes go to
+    /// `events` (position = player). A zero-sum pool gives what decay takes to everybody
+    /// equally. Returns the number of players whose rating moved. O(N).
+    ///
+    /// # Errors
+    /// `now` is NaN, infinite, or earlier than a previous call's; nothing changes then.
+    pub fn apply_decay(&mut self, now: f64, mut events: Option<&mut Vec<LeagueChange>>) -> Result<usize, Error> {
+        check_finite(now, "now")?;
+        if let Some(through) = self.decayed_through {
+            if now < through {
+                return Err(Error::OutOfRange { name: format!("now ({now})"), range: "at least the time of the previous decay" });
+            }
+        }
+        let decay = self.rules.config.decay;
+        if !decay.is_on() {
+            self.decayed_through = Some(now);
+            return Ok(0);
+        }
+        let anchor = self.anchor();
+        let (grace, margin) = (decay.grace_days * SECONDS_PER_DAY, self.rules.config.demotion_margin);
+        let rounding = self.rules.config.rounding;
+        let mut sum = self.keep_sum();
+        let mut moved_count = 0;
+        for index in 0..self.players.len() {
+            let p = self.players[index];
+            let start = self.decayed_through.map_or(p.last_played + grace, |through| through.max(p.last_played + grace));
+            let held = p.league.unwrap_or(0);
+            let rating = self.effective(p.rating);
+            let eligible = now > start
+                && decay.min_rating.is_none_or(|min| rating >= min)
+                && decay.min_league.is_none_or(|min| held >= min);
+            if !eligible {
+                continue;
+            }
+            let target = decay.decayed(rating, (now - start) / SECONDS_PER_DAY, anchor);
+            let new_rating = moved(rating, target, rounding, f64::NEG_INFINITY);
+            if new_rating == rating {
+                continue;
+            }
+            moved_count += 1;
+            let league = self.rules.config.leagues.settle(held as usize, new_rating, margin, false) as u32;
+            let stored = self.relative(new_rating);
+            sum.replace(p.rating, stored);
+            report(events.as_deref_mut(), index, index, p.league, Some(league));
+            let protected_games = if league < held { 0 } else { p.protected_games };
+            self.players[index] = PlayerState { rating: stored, league: Some(league), protected_games, ..p };
+        }
+        self.stored_sum = Some(sum);
+        self.decayed_through = Some(now);
+        self.rebalance();
+        Ok(moved_count)
+    }
+
+    /// The time up to which decay has been applied (`None` before the first call).
+    #[must_use]
+    pub fn decayed_through(&self) -> Option<f64> {
+        self.decayed_through
+    }
+}
+
+/// `rating` moved to `target` as a match's change is applied: the change rounded as
+/// configured, then the floor.
+fn moved(rating: f32, target: f64, rounding: crate::config::Rounding, floor: f64) -> f32 {
+    let delta = rounding.apply(target - f64::from(rating));
+    (f64::from(rating) + delta).max(floor) as f32
+}
