@@ -19,7 +19,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const FFI_SOURCES: [&str; 10] = [
+const FFI_SOURCES: [&str; 11] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
     "src/ffi/mirror.rs",
@@ -30,6 +30,7 @@ const FFI_SOURCES: [&str; 10] = [
     "src/ffi/pool.rs",
     "src/ffi/matchmaker.rs",
     "src/ffi/group.rs",
+    "src/ffi/season.rs",
 ];
 
 /// The files (and folders, walked recursively) whose content makes the build id: the

@@ -130,6 +130,37 @@ typedef struct EloVector2 {
   float y;
 } EloVector2;
 
+// A promotion or demotion ("Promoted to Gold!").
+typedef struct EloLeagueChange {
+  // Position of the match in the list that caused it; for a season end or a decay, the
+  // player's index.
+  int32_t position;
+  // The player's index in the pool.
+  int32_t player;
+  // League held before (0 = lowest).
+  int32_t from_league;
+  // League held after; above `from_league` for a promotion.
+  int32_t to_league;
+} EloLeagueChange;
+
+// One player's season, as `elo_pool_end_season` reports it before the reset.
+typedef struct EloSeasonRecord {
+  // The player's index in the pool.
+  int32_t player;
+  // Rating at the season's end (before the reset).
+  float rating;
+  // Highest rating after a game this season.
+  float peak_rating;
+  // League held at the season's end.
+  int32_t league;
+  // Highest league held this season.
+  int32_t peak_league;
+  // Games played this season.
+  uint32_t games;
+  // Wins this season.
+  uint32_t wins;
+} EloSeasonRecord;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -698,6 +729,74 @@ EloResult elo_rate_players_points(const struct EloConfig *config,
 // # Safety
 // `config` must be a live handle; `out_player` valid for one write.
 EloResult elo_player_new(const struct EloConfig *config, struct EloPlayerState *out_player);
+
+// Sets the pool's clock: the caller's time in seconds (any finite value, for example
+// Unix time), stamped on every following match as the players' `last_played` and on new
+// players. The engine never reads the wall clock.
+//
+// # Safety
+// `pool` must be a live handle.
+EloResult elo_pool_set_clock(struct EloPool *pool, double seconds);
+
+// The pool's clock into `*out_seconds`.
+//
+// # Safety
+// `pool` must be a live handle; `out_seconds` valid for one write.
+EloResult elo_pool_get_clock(const struct EloPool *pool, double *out_seconds);
+
+// [`elo_pool_apply`] reporting the promotions and demotions the matches caused, in match
+// order, into `out_events` (at most 2 per match: `2 * count` never loses one) with the
+// number that happened in `*out_event_count`. `out_events` may be NULL with
+// `events_capacity` 0 (then `out_event_count` may be NULL too).
+//
+// # Safety
+// `pool` must be a live handle; `player_a`, `player_b`, `score_a` valid for `count`
+// elements, `out_events` for `events_capacity`, `out_event_count` for one write.
+EloResult elo_pool_apply_events(struct EloPool *pool,
+                                const int32_t *player_a,
+                                const int32_t *player_b,
+                                const float *score_a,
+                                int32_t count,
+                                struct EloLeagueChange *out_events,
+                                int32_t events_capacity,
+                                int32_t *out_event_count);
+
+// Ends the season: writes every player's record (before the reset) into `out_records`
+// (NULL, or exactly the pool's player count in `records_len`), writes them as JSON to
+// `json_path` (NULL for none; `json_path_len` bytes of UTF-8, written atomically
+// first: if it fails nothing is reset), then soft-resets every rating toward the anchor
+// (`season_reset` of the configuration), places everybody afresh and starts new season
+// records. League changes go to `out_events` (at most one per player). A zero-sum pool
+// keeps its total.
+//
+// # Safety
+// `pool` must be a live handle; `out_records` valid for `records_len` elements,
+// `json_path` for `json_path_len` bytes, `out_events` for `events_capacity`,
+// `out_event_count` for one write.
+EloResult elo_pool_end_season(struct EloPool *pool,
+                              struct EloSeasonRecord *out_records,
+                              int32_t records_len,
+                              const char *json_path,
+                              int32_t json_path_len,
+                              struct EloLeagueChange *out_events,
+                              int32_t events_capacity,
+                              int32_t *out_event_count);
+
+// Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
+// than a previous call's): players inactive past the grace period lose the configured
+// points per day toward the anchor (see the configuration's `decay`). The number of
+// players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
+// `out_events` (at most one per player). O(N).
+//
+// # Safety
+// `pool` must be a live handle; `out_events` valid for `events_capacity` elements,
+// `out_event_count` and `out_decayed` for one write each.
+EloResult elo_pool_apply_decay(struct EloPool *pool,
+                               double now,
+                               struct EloLeagueChange *out_events,
+                               int32_t events_capacity,
+                               int32_t *out_event_count,
+                               int32_t *out_decayed);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -66,8 +66,8 @@ pub mod rating;
 
 // Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
 pub use batch::kernel;
-pub use ladder::{matchmaking, pool, save};
-pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, team, update};
+pub use ladder::{matchmaking, pool, save, season};
+pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, standing, team, update};
 
 pub use config::{Config, KCombine, Rounding, Rules};
 pub use error::{ConfigError, Error};

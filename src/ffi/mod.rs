@@ -32,6 +32,7 @@ pub mod matchmaker;
 pub mod mirror;
 pub mod pool;
 pub mod rate;
+pub mod season;
 
 pub use batch::*;
 pub use config::*;
@@ -41,6 +42,7 @@ pub use matchmaker::*;
 pub use mirror::*;
 pub use pool::*;
 pub use rate::*;
+pub use season::*;
 
 /// The library version as a NUL-terminated UTF-8 string with static lifetime
 /// (for example `"0.1.0"`). Never NULL; do not free it.

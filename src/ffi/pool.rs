@@ -13,6 +13,7 @@ use super::args::{arg_len, arg_mut, arg_rating, arg_ref, arg_slice, arg_slice_mu
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use super::rate::EloPlayerState;
+use super::season::EventsOut;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 use crate::pool::{Match, MatchOutputs, Pool, PoolError};
@@ -189,7 +190,7 @@ pub unsafe extern "C" fn elo_pool_get_ratings(pool: *const EloPool, start: i32, 
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_get_leagues(pool: *const EloPool, start: i32, count: i32, out_leagues: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let leagues = |pool: &Pool, p: &PlayerState| count_out(pool.rules().league_of(p.rating));
+        let leagues = |_: &Pool, p: &PlayerState| count_out(p.league.unwrap_or(0) as usize);
         unsafe { read_range(pool, start, count, out_leagues, "out_leagues", leagues) }
     })
 }
@@ -237,14 +238,27 @@ pub unsafe extern "C" fn elo_pool_apply(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        let scores = unsafe { arg_slice(score_a, n, "score_a")? };
-        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
-        unsafe {
-            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |_| {
-                read_matches(player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
-            })
-        }
+        unsafe { apply_scores(pool, player_a, player_b, score_a, n, [out_delta_a, out_delta_b, out_expected_a], None) }
     })
+}
+
+/// The body of [`elo_pool_apply`] and `elo_pool_apply_events`.
+pub(crate) unsafe fn apply_scores(
+    pool: *mut EloPool,
+    player_a: *const i32,
+    player_b: *const i32,
+    score_a: *const f32,
+    n: usize,
+    outputs: [*mut f32; 3],
+    events: Option<EventsOut<'_>>,
+) -> Result<(), FfiError> {
+    let scores = unsafe { arg_slice(score_a, n, "score_a")? };
+    let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
+    unsafe {
+        apply(pool, n, &inputs, outputs, events, |_| {
+            read_matches(player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
+        })
+    }
 }
 
 /// [`elo_pool_apply`] with each result given as the points both players scored
@@ -272,7 +286,7 @@ pub unsafe extern "C" fn elo_pool_apply_points(
         let scored_b = unsafe { arg_slice(points_b, n, "points_b")? };
         let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(points_a, n), Region::of(points_b, n)];
         unsafe {
-            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], |rules| {
+            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], None, |rules| {
                 read_matches(player_a, player_b, n, |i| {
                     rules.outcome_from_points(f64::from(scored_a[i]), f64::from(scored_b[i])).map_err(|error| {
                         let inner = FfiError::from(error);
@@ -305,6 +319,7 @@ unsafe fn apply(
     n: usize,
     inputs: &[Region],
     outputs: [*mut f32; 3],
+    events: Option<EventsOut<'_>>,
     matches: impl FnOnce(&crate::config::Rules) -> Result<Vec<Match>, FfiError>,
 ) -> Result<(), FfiError> {
     let names = ["out_delta_a", "out_delta_b", "out_expected_a"];
@@ -331,9 +346,16 @@ unsafe fn apply(
         expected_a: optional(outputs[2], names[2])?,
         events: None,
     };
+    let mut changes = Vec::new();
+    let wants_events = events.as_ref().is_some_and(EventsOut::wanted);
+    let outputs = MatchOutputs { events: wants_events.then_some(&mut changes), ..outputs };
     let mut pool = lock(pool)?;
     let matches = matches(pool.rules())?;
-    pool.apply(&matches, Some(outputs)).map_err(list_error)
+    pool.apply(&matches, Some(outputs)).map_err(list_error)?;
+    if let Some(events) = events {
+        events.write(&changes);
+    }
+    Ok(())
 }
 
 /// A refused match list as the caller sees it: a negative index (read as `usize::MAX`) is

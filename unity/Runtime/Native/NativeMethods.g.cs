@@ -624,6 +624,70 @@ namespace RankingElo.Native
         [DllImport(__DllName, EntryPoint = "elo_pool_apply_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_pool_apply_placements(EloPool* pool, int* entrants, int* offsets, int match_count, int* places);
 
+        /// <summary>
+        ///  Sets the pool's clock: the caller's time in seconds (any finite value, for example
+        ///  Unix time), stamped on every following match as the players' `last_played` and on new
+        ///  players. The engine never reads the wall clock.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_set_clock", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_set_clock(EloPool* pool, double seconds);
+
+        /// <summary>
+        ///  The pool's clock into `*out_seconds`.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_seconds` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_get_clock", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_get_clock(EloPool* pool, double* out_seconds);
+
+        /// <summary>
+        ///  [`elo_pool_apply`] reporting the promotions and demotions the matches caused, in match
+        ///  order, into `out_events` (at most 2 per match: `2 * count` never loses one) with the
+        ///  number that happened in `*out_event_count`. `out_events` may be NULL with
+        ///  `events_capacity` 0 (then `out_event_count` may be NULL too).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `player_a`, `player_b`, `score_a` valid for `count`
+        ///  elements, `out_events` for `events_capacity`, `out_event_count` for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_events", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_events(EloPool* pool, int* player_a, int* player_b, float* score_a, int count, EloLeagueChange* out_events, int events_capacity, int* out_event_count);
+
+        /// <summary>
+        ///  Ends the season: writes every player's record (before the reset) into `out_records`
+        ///  (NULL, or exactly the pool's player count in `records_len`), writes them as JSON to
+        ///  `json_path` (NULL for none; `json_path_len` bytes of UTF-8, written atomically
+        ///  first: if it fails nothing is reset), then soft-resets every rating toward the anchor
+        ///  (`season_reset` of the configuration), places everybody afresh and starts new season
+        ///  records. League changes go to `out_events` (at most one per player). A zero-sum pool
+        ///  keeps its total.
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_records` valid for `records_len` elements,
+        ///  `json_path` for `json_path_len` bytes, `out_events` for `events_capacity`,
+        ///  `out_event_count` for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_end_season", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_end_season(EloPool* pool, EloSeasonRecord* out_records, int records_len, byte* json_path, int json_path_len, EloLeagueChange* out_events, int events_capacity, int* out_event_count);
+
+        /// <summary>
+        ///  Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
+        ///  than a previous call's): players inactive past the grace period lose the configured
+        ///  points per day toward the anchor (see the configuration's `decay`). The number of
+        ///  players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
+        ///  `out_events` (at most one per player). O(N).
+        ///
+        ///  # Safety
+        ///  `pool` must be a live handle; `out_events` valid for `events_capacity` elements,
+        ///  `out_event_count` and `out_decayed` for one write each.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_decay", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_decay(EloPool* pool, double now, EloLeagueChange* out_events, int events_capacity, int* out_event_count, int* out_decayed);
+
 
     }
 
@@ -733,6 +797,67 @@ namespace RankingElo.Native
     [StructLayout(LayoutKind.Sequential)]
     internal unsafe partial struct EloMatchmaker
     {
+    }
+
+    /// <summary>
+    ///  A promotion or demotion ("Promoted to Gold!").
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe partial struct EloLeagueChange
+    {
+        /// <summary>
+        ///  Position of the match in the list that caused it; for a season end or a decay, the
+        ///  player's index.
+        /// </summary>
+        public int position;
+        /// <summary>
+        ///  The player's index in the pool.
+        /// </summary>
+        public int player;
+        /// <summary>
+        ///  League held before (0 = lowest).
+        /// </summary>
+        public int from_league;
+        /// <summary>
+        ///  League held after; above `from_league` for a promotion.
+        /// </summary>
+        public int to_league;
+    }
+
+    /// <summary>
+    ///  One player's season, as `elo_pool_end_season` reports it before the reset.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe partial struct EloSeasonRecord
+    {
+        /// <summary>
+        ///  The player's index in the pool.
+        /// </summary>
+        public int player;
+        /// <summary>
+        ///  Rating at the season's end (before the reset).
+        /// </summary>
+        public float rating;
+        /// <summary>
+        ///  Highest rating after a game this season.
+        /// </summary>
+        public float peak_rating;
+        /// <summary>
+        ///  League held at the season's end.
+        /// </summary>
+        public int league;
+        /// <summary>
+        ///  Highest league held this season.
+        /// </summary>
+        public int peak_league;
+        /// <summary>
+        ///  Games played this season.
+        /// </summary>
+        public uint games;
+        /// <summary>
+        ///  Wins this season.
+        /// </summary>
+        public uint wins;
     }
 
 

@@ -1,0 +1,256 @@
+//! Seasons through the C ABI: the pool's clock, league-change events, season ends with
+//! records and soft reset, and inactivity decay (issue 13).
+//!
+//! Events go to a caller's array of `events_capacity` elements; `*out_event_count`
+//! receives how many happened, which may exceed the capacity: then only the first
+//! `events_capacity` were written (size the array to the bound each function documents
+//! to never lose one). The pool's change itself never depends on the array.
+
+use std::os::raw::c_char;
+use std::path::Path;
+
+use super::args::{arg_len, arg_mut, arg_slice_mut, arg_utf8, Region};
+use super::error::{EloResult, FfiError};
+use super::pool::{lock, EloPool};
+use crate::rating::standing::LeagueChange;
+use crate::season::SeasonRecord;
+
+/// A promotion or demotion ("Promoted to Gold!").
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EloLeagueChange {
+    /// Position of the match in the list that caused it; for a season end or a decay, the
+    /// player's index.
+    pub position: i32,
+    /// The player's index in the pool.
+    pub player: i32,
+    /// League held before (0 = lowest).
+    pub from_league: i32,
+    /// League held after; above `from_league` for a promotion.
+    pub to_league: i32,
+}
+
+/// One player's season, as `elo_pool_end_season` reports it before the reset.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EloSeasonRecord {
+    /// The player's index in the pool.
+    pub player: i32,
+    /// Rating at the season's end (before the reset).
+    pub rating: f32,
+    /// Highest rating after a game this season.
+    pub peak_rating: f32,
+    /// League held at the season's end.
+    pub league: i32,
+    /// Highest league held this season.
+    pub peak_league: i32,
+    /// Games played this season.
+    pub games: u32,
+    /// Wins this season.
+    pub wins: u32,
+}
+
+fn index(value: usize) -> i32 {
+    i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+impl From<&LeagueChange> for EloLeagueChange {
+    fn from(change: &LeagueChange) -> Self {
+        Self { position: index(change.position), player: index(change.player), from_league: index(change.from as usize), to_league: index(change.to as usize) }
+    }
+}
+
+impl From<&SeasonRecord> for EloSeasonRecord {
+    fn from(r: &SeasonRecord) -> Self {
+        Self {
+            player: index(r.player),
+            rating: r.rating,
+            peak_rating: r.peak_rating,
+            league: index(r.league as usize),
+            peak_league: index(r.peak_league as usize),
+            games: r.games,
+            wins: r.wins,
+        }
+    }
+}
+
+/// A caller's event array, checked: `capacity` elements at `events` (NULL with capacity
+/// 0 for none), the count to `out_count` (NULL when no array is given).
+pub(crate) struct EventsOut<'a> {
+    slots: &'a mut [EloLeagueChange],
+    count: Option<&'a mut i32>,
+}
+
+impl EventsOut<'_> {
+    /// Checks the arguments; `inputs` are the regions the array must not overlap.
+    pub(crate) unsafe fn new(events: *mut EloLeagueChange, capacity: i32, out_count: *mut i32, inputs: &[Region]) -> Result<Self, FfiError> {
+        let capacity = arg_len(capacity, "events_capacity")?;
+        let wanted = !events.is_null() || capacity > 0;
+        if !wanted {
+            let count = if out_count.is_null() { None } else { Some(unsafe { arg_mut(out_count, "out_event_count")? }) };
+            return Ok(Self { slots: &mut [], count });
+        }
+        let region = Region::of(events.cast_const(), capacity);
+        let count_region = Region::of(out_count.cast_const(), 1);
+        if inputs.iter().any(|input| region.overlaps(*input)) || region.overlaps(count_region) {
+            return Err(FfiError::new(EloResult::OverlappingBuffers, "out_events overlaps an input array or out_event_count"));
+        }
+        let slots = unsafe { arg_slice_mut(events, capacity, "out_events")? };
+        let count = Some(unsafe { arg_mut(out_count, "out_event_count")? });
+        Ok(Self { slots, count })
+    }
+
+    /// Whether the caller wants events at all.
+    pub(crate) fn wanted(&self) -> bool {
+        self.count.is_some()
+    }
+
+    /// Writes the events that fit and the total count.
+    pub(crate) fn write(self, changes: &[LeagueChange]) {
+        for (slot, change) in self.slots.iter_mut().zip(changes) {
+            *slot = EloLeagueChange::from(change);
+        }
+        if let Some(count) = self.count {
+            *count = index(changes.len());
+        }
+    }
+}
+
+/// Sets the pool's clock: the caller's time in seconds (any finite value, for example
+/// Unix time), stamped on every following match as the players' `last_played` and on new
+/// players. The engine never reads the wall clock.
+///
+/// # Safety
+/// `pool` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_set_clock(pool: *mut EloPool, seconds: f64) -> EloResult {
+    ffi_boundary!(result => {
+        lock(pool)?.set_clock(seconds)?;
+        Ok(())
+    })
+}
+
+/// The pool's clock into `*out_seconds`.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_seconds` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_get_clock(pool: *const EloPool, out_seconds: *mut f64) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_seconds, "out_seconds")? };
+        *out = lock(pool)?.clock();
+        Ok(())
+    })
+}
+
+/// [`elo_pool_apply`] reporting the promotions and demotions the matches caused, in match
+/// order, into `out_events` (at most 2 per match: `2 * count` never loses one) with the
+/// number that happened in `*out_event_count`. `out_events` may be NULL with
+/// `events_capacity` 0 (then `out_event_count` may be NULL too).
+///
+/// # Safety
+/// `pool` must be a live handle; `player_a`, `player_b`, `score_a` valid for `count`
+/// elements, `out_events` for `events_capacity`, `out_event_count` for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply_events(
+    pool: *mut EloPool,
+    player_a: *const i32,
+    player_b: *const i32,
+    score_a: *const f32,
+    count: i32,
+    out_events: *mut EloLeagueChange,
+    events_capacity: i32,
+    out_event_count: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let n = arg_len(count, "count")?;
+        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &inputs)? };
+        unsafe { super::pool::apply_scores(pool, player_a, player_b, score_a, n, [std::ptr::null_mut(); 3], Some(events)) }
+    })
+}
+
+/// Ends the season: writes every player's record (before the reset) into `out_records`
+/// (NULL, or exactly the pool's player count in `records_len`), writes them as JSON to
+/// `json_path` (NULL for none; `json_path_len` bytes of UTF-8, written atomically
+/// first: if it fails nothing is reset), then soft-resets every rating toward the anchor
+/// (`season_reset` of the configuration), places everybody afresh and starts new season
+/// records. League changes go to `out_events` (at most one per player). A zero-sum pool
+/// keeps its total.
+///
+/// # Safety
+/// `pool` must be a live handle; `out_records` valid for `records_len` elements,
+/// `json_path` for `json_path_len` bytes, `out_events` for `events_capacity`,
+/// `out_event_count` for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_end_season(
+    pool: *mut EloPool,
+    out_records: *mut EloSeasonRecord,
+    records_len: i32,
+    json_path: *const c_char,
+    json_path_len: i32,
+    out_events: *mut EloLeagueChange,
+    events_capacity: i32,
+    out_event_count: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let records_len = arg_len(records_len, "records_len")?;
+        let records_region = Region::of(out_records.cast_const(), if out_records.is_null() { 0 } else { records_len });
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[records_region])? };
+        let path = if json_path.is_null() { None } else { Some(unsafe { arg_utf8(json_path, json_path_len, "json_path")? }) };
+        let mut pool = lock(pool)?;
+        let records_out = if out_records.is_null() {
+            None
+        } else {
+            if records_len != pool.len() {
+                return Err(FfiError::new(EloResult::InvalidLength, format!("records_len is {records_len} but the pool has {} players", pool.len())));
+            }
+            Some(unsafe { arg_slice_mut(out_records, records_len, "out_records")? })
+        };
+        let mut changes = Vec::new();
+        let sink = events.wanted().then_some(&mut changes);
+        let records = match path {
+            Some(path) => pool.end_season_to_file(Path::new(path), sink)?,
+            None => pool.end_season(sink),
+        };
+        if let Some(out) = records_out {
+            for (slot, record) in out.iter_mut().zip(&records) {
+                *slot = EloSeasonRecord::from(record);
+            }
+        }
+        events.write(&changes);
+        Ok(())
+    })
+}
+
+/// Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
+/// than a previous call's): players inactive past the grace period lose the configured
+/// points per day toward the anchor (see the configuration's `decay`). The number of
+/// players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
+/// `out_events` (at most one per player). O(N).
+///
+/// # Safety
+/// `pool` must be a live handle; `out_events` valid for `events_capacity` elements,
+/// `out_event_count` and `out_decayed` for one write each.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply_decay(
+    pool: *mut EloPool,
+    now: f64,
+    out_events: *mut EloLeagueChange,
+    events_capacity: i32,
+    out_event_count: *mut i32,
+    out_decayed: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let decayed_region = Region::of(out_decayed.cast_const(), usize::from(!out_decayed.is_null()));
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[decayed_region])? };
+        let decayed_out = if out_decayed.is_null() { None } else { Some(unsafe { arg_mut(out_decayed, "out_decayed")? }) };
+        let mut changes = Vec::new();
+        let moved = lock(pool)?.apply_decay(now, events.wanted().then_some(&mut changes))?;
+        if let Some(out) = decayed_out {
+            *out = index(moved);
+        }
+        events.write(&changes);
+        Ok(())
+    })
+}
