@@ -421,6 +421,52 @@ static void test_groups(void) {
     elo_config_free(config);
 }
 
+/* Seasons: a promotion reported as an event, protected games, decay by the caller's
+   clock, the season's end with records and a soft reset. */
+static void test_seasons(void) {
+    EloConfig *config = config_from(
+        "{\"leagues\":[{\"name\":\"Silver\",\"min_rating\":0,\"k\":32},{\"name\":\"Gold\",\"min_rating\":1510,\"k\":32}],"
+        "\"demotion_margin\":40,\"protected_games\":1,\"season_reset\":{\"keep\":0.5},"
+        "\"decay\":{\"grace_days\":2,\"points_per_day\":3}}");
+    EloPool *pool = NULL;
+    int32_t first = -1;
+    CHECK(elo_pool_new(config, &pool) == ELO_RESULT_OK);
+    CHECK(elo_pool_add_players(pool, 2, &first) == ELO_RESULT_OK);
+    CHECK(elo_pool_set_clock(pool, 100.0) == ELO_RESULT_OK);
+    int32_t a[1] = {0}, b[1] = {1};
+    float win[1] = {1.0f};
+    EloLeagueChange events[2];
+    int32_t event_count = -1;
+    CHECK(elo_pool_apply_events(pool, a, b, win, 1, events, 2, &event_count) == ELO_RESULT_OK);
+    CHECK(event_count == 1 && events[0].player == 0 && events[0].from_league == 0 && events[0].to_league == 1);
+    EloPlayerState p;
+    CHECK(elo_pool_get_player(pool, 0, &p) == ELO_RESULT_OK);
+    CHECK(p.rating == 1516.0f && p.league == 1 && p.protected_games == 1 && p.last_played == 100.0);
+    CHECK(p.season_games == 1 && p.season_wins == 1 && p.peak_rating == 1516.0f && p.peak_league == 1);
+    /* A loss to 1500 and one more: protected first, then within the 40-point margin. */
+    CHECK(elo_pool_apply_events(pool, b, a, win, 1, events, 2, &event_count) == ELO_RESULT_OK);
+    CHECK(event_count == 0);
+    CHECK(elo_pool_get_player(pool, 0, &p) == ELO_RESULT_OK);
+    CHECK(p.league == 1 && p.protected_games == 0 && p.rating < 1510.0f);
+    /* Ten days later: 8 days past the grace period, 24 points, down to the anchor 1500 at most. */
+    int32_t decayed = -1;
+    CHECK(elo_pool_apply_decay(pool, 100.0 + 10 * 86400.0, events, 2, &event_count, &decayed) == ELO_RESULT_OK);
+    /* Player 1 (1501.47) decays to the anchor; player 0 (1498.53) is below it. */
+    CHECK(decayed == 1 && event_count == 0);
+    CHECK(elo_pool_get_player(pool, 1, &p) == ELO_RESULT_OK && p.rating == 1500.0f && p.league == 0);
+    CHECK(elo_pool_get_player(pool, 0, &p) == ELO_RESULT_OK && p.rating < 1500.0f && p.league == 1);
+    CHECK(elo_pool_apply_decay(pool, 50.0, NULL, 0, NULL, NULL) == ELO_RESULT_OUT_OF_RANGE);
+    EloSeasonRecord records[2];
+    CHECK(elo_pool_end_season(pool, records, 2, NULL, 0, events, 2, &event_count) == ELO_RESULT_OK);
+    CHECK(records[0].games == 2 && records[0].wins == 1 && records[0].peak_rating == 1516.0f && records[0].league == 1);
+    CHECK(event_count == 1 && events[0].player == 0 && events[0].to_league == 0);
+    CHECK(elo_pool_get_player(pool, 1, &p) == ELO_RESULT_OK);
+    CHECK(p.season_games == 0 && p.league == 0);
+    CHECK(elo_pool_end_season(pool, records, 1, NULL, 0, NULL, 0, NULL) == ELO_RESULT_INVALID_LENGTH);
+    elo_pool_free(pool);
+    elo_config_free(config);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -431,6 +477,7 @@ int main(void) {
     test_pool_and_matchmaker();
     test_audit_regressions();
     test_groups();
+    test_seasons();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
