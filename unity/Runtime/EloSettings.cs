@@ -319,6 +319,8 @@ namespace RankingElo
         [SerializeField] private double scoreShareBonus;
         [SerializeField] private bool overridesVictoryBonus;
         [SerializeField] private double victoryBonus;
+        [SerializeField] private bool overridesSeasonKeep;
+        [SerializeField] private double seasonKeep = 0.5;
 
         /// <summary>A league named "League" from rating 0 with K 32 (what the Inspector adds).</summary>
         public League()
@@ -376,6 +378,17 @@ namespace RankingElo
                 victoryBonus = value.GetValueOrDefault();
             }
         }
+
+        /// <summary>Share of the distance to the anchor this league's players keep at a season's end, 0 to 1 (the settings' <see cref="SeasonReset.Keep"/> when null).</summary>
+        public double? SeasonKeep
+        {
+            get { return overridesSeasonKeep ? seasonKeep : (double?)null; }
+            set
+            {
+                overridesSeasonKeep = value.HasValue;
+                seasonKeep = value.GetValueOrDefault(0.5);
+            }
+        }
     }
 
     /// <summary>
@@ -405,6 +418,10 @@ namespace RankingElo
         [SerializeField] private TeamRating teamRating;
         [SerializeField] private TeamSplit teamSplit;
         [SerializeField] private PlacementNormalization placementNormalization;
+        [SerializeField] private double demotionMargin;
+        [SerializeField] private int protectedGames;
+        [SerializeField] private SeasonReset seasonReset = new SeasonReset();
+        [SerializeField] private DecaySettings decay = new DecaySettings();
 
         /// <summary>Creates the default settings: logistic (c = 400), K = 32, initial rating 1500.</summary>
         public EloSettings()
@@ -534,6 +551,34 @@ namespace RankingElo
             set { placementNormalization = value; }
         }
 
+        /// <summary>League hysteresis: a player is demoted only once the rating is more than this below the held league's bound (0: at the bound).</summary>
+        public double DemotionMargin
+        {
+            get { return demotionMargin; }
+            set { demotionMargin = value; }
+        }
+
+        /// <summary>Games after a promotion during which no demotion happens (0: none).</summary>
+        public int ProtectedGames
+        {
+            get { return protectedGames; }
+            set { protectedGames = value; }
+        }
+
+        /// <summary>The soft reset at a season's end (<see cref="RatingPool.EndSeason(string)"/>).</summary>
+        public SeasonReset SeasonReset
+        {
+            get { return seasonReset ?? (seasonReset = new SeasonReset()); }
+            set { seasonReset = value; }
+        }
+
+        /// <summary>Inactivity decay (<see cref="RatingPool.ApplyDecay(double)"/>); off while <see cref="DecaySettings.PointsPerDay"/> is 0.</summary>
+        public DecaySettings Decay
+        {
+            get { return decay ?? (decay = new DecaySettings()); }
+            set { decay = value; }
+        }
+
         /// <summary>
         /// Checks the settings with the engine's own validation (the same the rules use).
         /// </summary>
@@ -574,13 +619,18 @@ namespace RankingElo
             foreach (League league in Leagues)
             {
                 json.BeginObject().Field("name", league.Name).Field("min_rating", league.MinRating).Field("k", league.K)
-                    .Field("score_share_bonus", league.ScoreShareBonus).Field("victory_bonus", league.VictoryBonus).EndObject();
+                    .Field("score_share_bonus", league.ScoreShareBonus).Field("victory_bonus", league.VictoryBonus)
+                    .Field("season_keep", league.SeasonKeep).EndObject();
             }
             json.EndArray();
             json.Field("zero_sum_total", ZeroSumTotal);
             json.Field("team_rating", TeamRating == TeamRating.Sum ? "sum" : TeamRating == TeamRating.WeightedMean ? "weighted_mean" : "mean");
             json.Field("team_split", TeamSplit == TeamSplit.Weights ? "weights" : "equal");
             json.Field("placement_normalization", PlacementNormalization == PlacementNormalization.None ? "none" : "n_minus_one");
+            json.Field("demotion_margin", DemotionMargin);
+            json.Field("protected_games", (double)ProtectedGames);
+            SeasonReset.Write(json);
+            Decay.Write(json);
             return json.EndObject().ToString();
         }
     }

@@ -7,9 +7,11 @@ using UnityEngine;
 namespace RankingElo
 {
     /// <summary>
-    /// A player's rating and the state the K policies and streak penalties read. Laid out
-    /// exactly like the C ABI's <c>EloPlayerState</c>, so arrays of it go to native code
-    /// without copying.
+    /// A player's rating and the state the K policies, streak penalties, leagues and seasons
+    /// read. Laid out exactly like the C ABI's <c>EloPlayerState</c>, so arrays of it go to
+    /// native code without copying. <see cref="League"/> is the league the player holds
+    /// (leagues with a demotion margin and protected games keep it apart from the rating);
+    /// -1 means "not placed yet" and <c>new PlayerState(rating)</c> starts there.
     /// </summary>
     [Serializable]
     [StructLayout(LayoutKind.Sequential)]
@@ -27,6 +29,27 @@ namespace RankingElo
         /// <summary>Games in the current rating period (FIDE's 700 rule); 0 when unused.</summary>
         public uint PeriodGames;
 
+        /// <summary>The league held (0 = lowest), or -1 before the player is placed (the league of the rating is then used).</summary>
+        public int League;
+
+        /// <summary>Games left in which a demotion cannot happen (set by a promotion to the rules' protected games).</summary>
+        public uint ProtectedGames;
+
+        /// <summary>Rated games this season.</summary>
+        public uint SeasonGames;
+
+        /// <summary>Wins this season.</summary>
+        public uint SeasonWins;
+
+        /// <summary>The highest rating after a game this season.</summary>
+        public float PeakRating;
+
+        /// <summary>The highest league held this season.</summary>
+        public int PeakLeague;
+
+        /// <summary>Time of the last match in the pool clock's seconds (<see cref="RatingPool.Clock"/>).</summary>
+        public double LastPlayed;
+
         [SerializeField] private byte isJunior;
         [SerializeField] private byte hasReached2400;
 
@@ -35,6 +58,8 @@ namespace RankingElo
         public PlayerState(float rating) : this()
         {
             Rating = rating;
+            League = -1;
+            PeakRating = rating;
         }
 
         /// <summary>FIDE junior (keeps K = 40 below 2300).</summary>
@@ -56,7 +81,7 @@ namespace RankingElo
         public override string ToString()
         {
             return string.Format(System.Globalization.CultureInfo.InvariantCulture,
-                "PlayerState(rating {0:F1}, games {1}, streak {2})", Rating, GamesPlayed, WinStreak);
+                "PlayerState(rating {0:F1}, games {1}, streak {2}, league {3})", Rating, GamesPlayed, WinStreak, League);
         }
     }
 }

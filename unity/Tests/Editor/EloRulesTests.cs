@@ -207,9 +207,15 @@ namespace RankingElo.Tests
         [Test]
         public void PlayerStateHasTheNativeLayout()
         {
-            Assert.AreEqual(20, Marshal.SizeOf(typeof(PlayerState)));
-            Assert.AreEqual(16, (int)Marshal.OffsetOf(typeof(PlayerState), "isJunior"));
-            Assert.AreEqual(17, (int)Marshal.OffsetOf(typeof(PlayerState), "hasReached2400"));
+            // EloPlayerState: ten 4-byte fields, the double at 40, the two flag bytes at 48, padded to 56.
+            Assert.AreEqual(56, Marshal.SizeOf(typeof(PlayerState)));
+            Assert.AreEqual(16, (int)Marshal.OffsetOf(typeof(PlayerState), "League"));
+            Assert.AreEqual(36, (int)Marshal.OffsetOf(typeof(PlayerState), "PeakLeague"));
+            Assert.AreEqual(40, (int)Marshal.OffsetOf(typeof(PlayerState), "LastPlayed"));
+            Assert.AreEqual(48, (int)Marshal.OffsetOf(typeof(PlayerState), "isJunior"));
+            Assert.AreEqual(49, (int)Marshal.OffsetOf(typeof(PlayerState), "hasReached2400"));
+            Assert.AreEqual(16, Marshal.SizeOf(typeof(LeagueChange)));
+            Assert.AreEqual(28, Marshal.SizeOf(typeof(SeasonRecord)));
         }
     }
 }

@@ -13,7 +13,7 @@ namespace RankingElo.Tests
     [TestFixture]
     public class RulesAssetTests
     {
-        private static readonly Type[] Serialized = { typeof(EloSettings), typeof(ExpectedScoreModel), typeof(KPolicy), typeof(KTier), typeof(League), typeof(PlayerState), typeof(MatchmakerSettings) };
+        private static readonly Type[] Serialized = { typeof(EloSettings), typeof(ExpectedScoreModel), typeof(KPolicy), typeof(KTier), typeof(League), typeof(PlayerState), typeof(MatchmakerSettings), typeof(SeasonReset), typeof(DecaySettings), typeof(LeagueChange), typeof(SeasonRecord) };
 
         /// <summary>Every stored field is one Unity serializes: public or [SerializeField], of a primitive, enum, string, List or [Serializable] type; no nullable, no delegate.</summary>
         [Test]
