@@ -5,6 +5,7 @@
 //!                  [--skills normal:1500:300] [--matchmaker on|off] [--results skill|coin]
 //!                  [--initial-rating R] [--team-size 1 | --players-per-match N]
 //!                  [--frames 40] [--out DIR]
+//!                  [--seasons S --season-matches M [--season-days 28]]
 //! elo-sim tune     --history FILE [--config FILE]... [--k-range 8:64:4] [--out DIR]
 //! elo-sim replay   --history FILE [--config FILE] [--out FILE]
 //! elo-sim generate-history [--players 60] [--matches 3000] [--seed 7] --out FILE
@@ -30,6 +31,7 @@ const USAGE: &str = "usage:
   elo-sim simulate [--players N] [--matches M] [--seed S] [--config FILE] [--skills normal:MEAN:SD|uniform:LOW:HIGH]
                    [--matchmaker on|off] [--results skill|coin] [--initial-rating R]
                    [--team-size T | --players-per-match N] [--frames F] [--out DIR]
+                   [--seasons S --season-matches M [--season-days D]]
   elo-sim tune --history FILE [--config FILE]... [--k-range START:END:STEP] [--out DIR]
   elo-sim replay --history FILE [--config FILE] [--out FILE]
   elo-sim generate-history [--players N] [--matches M] [--seed S] --out FILE";
@@ -85,9 +87,9 @@ fn load_rules(path: Option<&str>) -> Result<Rules, String> {
     Config::from_json(&text).map_err(|e| format!("{}: {e}", path.unwrap_or("default configuration")))
 }
 
-fn write_png(canvas: &plot::Canvas, path: &Path) -> Result<(), String> {
+fn write_png(figure: &plot::Figure, path: &Path) -> Result<(), String> {
     let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    canvas.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", path.display()))
+    figure.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn simulate(args: &Args) -> Result<(), String> {
@@ -110,7 +112,11 @@ fn simulate(args: &Args) -> Result<(), String> {
         frames: args.number("frames", 40)?,
         out_dir: PathBuf::from(args.get("out").unwrap_or("simulation")),
         progress: std::io::stderr().is_terminal(),
+        seasons: args.number("seasons", 0)?,
+        season_matches: args.number("season-matches", 100_000)?,
+        season_days: args.number("season-days", 28.0)?,
     };
+    let options = if options.seasons > 0 { simulate::Options { matches: options.seasons.saturating_mul(options.season_matches), ..options } } else { options };
     let summary = simulate::run(&options)?;
     println!(
         "{}: {} players, {} matches in {:.2} s; log-loss {:.4} (last 10%: {:.4}), Brier {:.4}, Spearman(rating, skill) {:.4}, mean drift {:+.2} (V and L predict {:+.2})",
@@ -127,6 +133,15 @@ fn simulate(args: &Args) -> Result<(), String> {
     );
     for league in &summary.league_counts {
         println!("  {:<10} {}", league.league, league.players);
+    }
+    if !summary.seasons.is_empty() {
+        let names: Vec<&str> = summary.seasons[0].league_counts.iter().map(|l| l.league.as_str()).collect();
+        println!("season ends (league held, before the reset):");
+        println!("  {:<7} {} {:>8} {:>7} {:>9} {:>10} {:>9} {:>8}", "season", names.iter().map(|n| format!("{n:>9}")).collect::<String>(), "mean", "sd", "Spearman", "promoted", "demoted", "decayed");
+        for s in &summary.seasons {
+            let counts: String = s.league_counts.iter().map(|l| format!("{:>9}", l.players)).collect();
+            println!("  {:<7} {counts} {:>8.1} {:>7.1} {:>9.3} {:>10} {:>9} {:>8}", s.season, s.mean_rating, s.rating_sd, s.spearman_rating_skill, s.promotions, s.demotions, s.decayed_players);
+        }
     }
     println!("wrote {}", summary.files.join(", "));
     Ok(())
@@ -179,7 +194,7 @@ fn tune(args: &Args) -> Result<(), String> {
     let mut written = vec![json_path.display().to_string()];
     if scores.iter().filter(|s| s.k.is_some()).count() >= 2 {
         let png = out.join("log_loss_vs_k.png");
-        write_png(&tune::plot_k(&scores, best), &png)?;
+        write_png(&tune::plot_k(&scores, best)?, &png)?;
         written.push(png.display().to_string());
     }
     println!("wrote {}", written.join(", "));
@@ -239,7 +254,7 @@ fn main() -> ExitCode {
     };
     let rest = &raw[1..];
     let result = match command.as_str() {
-        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "team-size", "players-per-match", "frames", "out"]).and_then(|a| simulate(&a)),
+        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "team-size", "players-per-match", "frames", "out", "seasons", "season-matches", "season-days"]).and_then(|a| simulate(&a)),
         "tune" => Args::parse(rest, &["history", "config", "k-range", "out"]).and_then(|a| tune(&a)),
         "replay" => Args::parse(rest, &["history", "config", "out"]).and_then(|a| replay(&a)),
         "generate-history" => Args::parse(rest, &["players", "matches", "seed", "out"]).and_then(|a| generate_history(&a)),

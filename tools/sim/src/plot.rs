@@ -1,273 +1,179 @@
-//! A small raster canvas for the tool's charts: indexed colours (so the same frames make a
-//! PNG or a GIF), lines, points and a built-in 3x5 pixel font for labels. No font files,
-//! no plotting library.
+//! The tool's charts, drawn with `plotters` into RGB buffers: axes with ticks and labels,
+//! a caption, legends, in DejaVu Sans embedded in the tool (no system font needed, the
+//! same picture on every machine). A [`Figure`] is written as a PNG; several make an
+//! animated GIF.
 
 use std::io::Write;
+use std::sync::Once;
 
-/// The palette: index → RGB.
-pub const PALETTE: [[u8; 3]; 12] = [
-    [255, 255, 255], // 0 background
-    [30, 30, 30],    // 1 axes and text
-    [200, 200, 200], // 2 grid
-    [140, 140, 140], // 3 reference line
-    [205, 127, 50],  // 4 league 0 (bronze)
-    [150, 150, 165], // 5 league 1 (silver)
-    [212, 175, 55],  // 6 league 2 (gold)
-    [70, 160, 200],  // 7 league 3 (platinum)
-    [120, 60, 170],  // 8 league 4+
-    [40, 90, 200],   // 9 series
-    [220, 50, 50],   // 10 highlight
-    [60, 160, 80],   // 11 extra
-];
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
 
-pub const BACKGROUND: u8 = 0;
-pub const INK: u8 = 1;
-pub const GRID: u8 = 2;
-pub const REFERENCE: u8 = 3;
-pub const SERIES: u8 = 9;
-pub const HIGHLIGHT: u8 = 10;
+/// The embedded font (DejaVu Sans, Bitstream Vera license: `assets/DejaVuSans-LICENSE.txt`).
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// League colours: bronze, silver, gold, platinum, then purple for any higher league.
+const LEAGUES: [RGBColor; 5] = [RGBColor(205, 127, 50), RGBColor(140, 140, 160), RGBColor(212, 175, 55), RGBColor(70, 160, 200), RGBColor(120, 60, 170)];
 
 /// Colour of league `index`.
-pub fn league_colour(index: usize) -> u8 {
-    4 + index.min(4) as u8
+pub fn league_colour(index: usize) -> RGBColor {
+    LEAGUES[index.min(LEAGUES.len() - 1)]
 }
 
-pub struct Canvas {
-    pub width: usize,
-    pub height: usize,
-    pub pixels: Vec<u8>,
+/// The colour of series `index` of a multi-series chart (a qualitative palette).
+pub fn series_colour(index: usize) -> RGBColor {
+    const PALETTE: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    PALETTE[index % PALETTE.len()]
 }
 
-/// 3x5 glyphs, rows top to bottom, 3 bits each (bit 2 = left column).
-fn glyph(c: char) -> [u8; 5] {
-    match c.to_ascii_uppercase() {
-        '0' => [7, 5, 5, 5, 7],
-        '1' => [2, 6, 2, 2, 7],
-        '2' => [7, 1, 7, 4, 7],
-        '3' => [7, 1, 3, 1, 7],
-        '4' => [5, 5, 7, 1, 1],
-        '5' => [7, 4, 7, 1, 7],
-        '6' => [7, 4, 7, 5, 7],
-        '7' => [7, 1, 2, 2, 2],
-        '8' => [7, 5, 7, 5, 7],
-        '9' => [7, 5, 7, 1, 7],
-        '.' => [0, 0, 0, 0, 2],
-        ',' => [0, 0, 0, 2, 4],
-        '-' => [0, 0, 7, 0, 0],
-        '+' => [0, 2, 7, 2, 0],
-        ':' => [0, 2, 0, 2, 0],
-        '=' => [0, 7, 0, 7, 0],
-        '(' => [2, 4, 4, 4, 2],
-        ')' => [2, 1, 1, 1, 2],
-        '/' => [1, 1, 2, 4, 4],
-        '%' => [5, 1, 2, 4, 5],
-        'A' => [2, 5, 7, 5, 5],
-        'B' => [6, 5, 6, 5, 6],
-        'C' => [3, 4, 4, 4, 3],
-        'D' => [6, 5, 5, 5, 6],
-        'E' => [7, 4, 6, 4, 7],
-        'F' => [7, 4, 6, 4, 4],
-        'G' => [3, 4, 5, 5, 3],
-        'H' => [5, 5, 7, 5, 5],
-        'I' => [7, 2, 2, 2, 7],
-        'J' => [1, 1, 1, 5, 2],
-        'K' => [5, 5, 6, 5, 5],
-        'L' => [4, 4, 4, 4, 7],
-        'M' => [5, 7, 7, 5, 5],
-        'N' => [6, 5, 5, 5, 5],
-        'O' => [2, 5, 5, 5, 2],
-        'P' => [6, 5, 6, 4, 4],
-        'Q' => [2, 5, 5, 6, 3],
-        'R' => [6, 5, 6, 5, 5],
-        'S' => [3, 4, 2, 1, 6],
-        'T' => [7, 2, 2, 2, 2],
-        'U' => [5, 5, 5, 5, 7],
-        'V' => [5, 5, 5, 5, 2],
-        'W' => [5, 5, 7, 7, 5],
-        'X' => [5, 5, 2, 5, 5],
-        'Y' => [5, 5, 2, 2, 2],
-        'Z' => [7, 1, 2, 4, 7],
-        _ => [0, 0, 0, 0, 0],
-    }
+/// The reference line's colour (rating = skill).
+pub const REFERENCE: RGBColor = RGBColor(150, 150, 150);
+/// A single series' colour.
+pub const SERIES: RGBColor = RGBColor(40, 90, 200);
+/// A highlighted point's colour.
+pub const HIGHLIGHT: RGBColor = RGBColor(220, 50, 50);
+
+fn ensure_font() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // The bytes are a valid TrueType font, checked by the tests that draw charts.
+        let _ = register_font(FAMILY, FontStyle::Normal, FONT);
+    });
 }
 
-impl Canvas {
-    pub fn new(width: usize, height: usize) -> Self {
-        Self { width, height, pixels: vec![BACKGROUND; width * height] }
-    }
+/// A rendered chart: RGB pixels, row by row.
+pub struct Figure {
+    pub width: u32,
+    pub height: u32,
+    pub rgb: Vec<u8>,
+}
 
-    pub fn set(&mut self, x: i64, y: i64, colour: u8) {
-        if x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height {
-            self.pixels[y as usize * self.width + x as usize] = colour;
-        }
-    }
-
-    pub fn line(&mut self, (x0, y0): (i64, i64), (x1, y1): (i64, i64), colour: u8) {
-        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
-        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
-        let (mut x, mut y, mut error) = (x0, y0, dx + dy);
-        loop {
-            self.set(x, y, colour);
-            if x == x1 && y == y1 {
-                break;
-            }
-            let e2 = 2 * error;
-            if e2 >= dy {
-                error += dy;
-                x += sx;
-            }
-            if e2 <= dx {
-                error += dx;
-                y += sy;
-            }
-        }
-    }
-
-    pub fn dot(&mut self, x: i64, y: i64, radius: i64, colour: u8) {
-        for dy in -radius..=radius {
-            for dx in -radius..=radius {
-                if dx * dx + dy * dy <= radius * radius + radius {
-                    self.set(x + dx, y + dy, colour);
-                }
-            }
-        }
-    }
-
-    /// Text at `(x, y)` (top left), glyphs scaled by `scale`.
-    pub fn text(&mut self, x: i64, y: i64, text: &str, scale: i64, colour: u8) {
-        for (i, c) in text.chars().enumerate() {
-            let rows = glyph(c);
-            for (row, bits) in rows.iter().enumerate() {
-                for column in 0..3 {
-                    if bits & (4 >> column) != 0 {
-                        for sy in 0..scale {
-                            for sx in 0..scale {
-                                self.set(x + (i as i64 * 4 + column) * scale + sx, y + row as i64 * scale + sy, colour);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    pub fn text_width(text: &str, scale: i64) -> i64 {
-        text.chars().count() as i64 * 4 * scale - scale
-    }
-
+impl Figure {
     pub fn write_png(&self, out: impl Write) -> std::io::Result<()> {
-        let mut encoder = png::Encoder::new(out, self.width as u32, self.height as u32);
-        encoder.set_color(png::ColorType::Indexed);
+        let mut encoder = png::Encoder::new(out, self.width, self.height);
+        encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_palette(PALETTE.concat());
         let mut writer = encoder.write_header().map_err(std::io::Error::other)?;
-        writer.write_image_data(&self.pixels).map_err(std::io::Error::other)?;
+        writer.write_image_data(&self.rgb).map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)
     }
 }
 
-/// "Nice" tick values covering `[low, high]`.
-pub fn ticks(low: f64, high: f64, wanted: usize) -> Vec<f64> {
-    let span = (high - low).max(1e-9);
-    let raw = span / wanted.max(1) as f64;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| span / s <= wanted as f64).unwrap_or(10.0 * magnitude);
-    let mut tick = (low / step).ceil() * step;
-    let mut out = Vec::new();
-    while tick <= high + step * 1e-9 {
-        out.push(if tick.abs() < step * 1e-9 { 0.0 } else { tick });
-        tick += step;
-    }
-    out
+/// What a chart shows.
+pub struct Axes<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
 }
 
-fn label(value: f64) -> String {
-    if value.abs() >= 100.0 || value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else if value.abs() >= 1.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.3}")
-    }
+/// One group of points or one line, with its legend entry (`None`: no entry).
+pub struct Series {
+    pub label: Option<String>,
+    pub colour: RGBColor,
+    pub points: Vec<(f64, f64)>,
+    /// Dot radius in pixels; 0 draws a line through the points instead.
+    pub radius: u32,
 }
 
-/// A chart area with data ranges, axes, grid and labels.
-pub struct Chart {
-    pub canvas: Canvas,
-    left: i64,
-    top: i64,
-    right: i64,
-    bottom: i64,
-    x_range: (f64, f64),
-    y_range: (f64, f64),
-}
-
-impl Chart {
-    pub fn new(width: usize, height: usize, title: &str, x_label: &str, y_label: &str, x_range: (f64, f64), y_range: (f64, f64)) -> Self {
-        let mut chart = Self {
-            canvas: Canvas::new(width, height),
-            left: 70,
-            top: 40,
-            right: width as i64 - 20,
-            bottom: height as i64 - 50,
-            x_range,
-            y_range,
-        };
-        chart.canvas.text(chart.left, 12, title, 2, INK);
-        for x in ticks(x_range.0, x_range.1, 8) {
-            let px = chart.px(x);
-            chart.canvas.line((px, chart.top), (px, chart.bottom), GRID);
-            let text = label(x);
-            chart.canvas.text(px - Canvas::text_width(&text, 2) / 2, chart.bottom + 8, &text, 2, INK);
-        }
-        for y in ticks(y_range.0, y_range.1, 8) {
-            let py = chart.py(y);
-            chart.canvas.line((chart.left, py), (chart.right, py), GRID);
-            let text = label(y);
-            chart.canvas.text(chart.left - 8 - Canvas::text_width(&text, 2), py - 5, &text, 2, INK);
-        }
-        let (left, top, right, bottom) = (chart.left, chart.top, chart.right, chart.bottom);
-        chart.canvas.line((left, bottom), (right, bottom), INK);
-        chart.canvas.line((left, top), (left, bottom), INK);
-        chart.canvas.text(right - Canvas::text_width(x_label, 2), bottom + 30, x_label, 2, INK);
-        chart.canvas.text(4, top - 24 + 10, y_label, 2, INK);
+/// Draws `series` on axes into a `width` x `height` figure; `diagonal` adds the line
+/// y = x in grey (where a calibrated rating lies).
+pub fn chart(width: u32, height: u32, axes: &Axes<'_>, series: &[Series], diagonal: bool) -> Result<Figure, String> {
+    ensure_font();
+    let mut rgb = vec![255u8; (width * height * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (x0, x1) = axes.x_range;
+        let (y0, y1) = axes.y_range;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(axes.title, (FAMILY, 20))
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| e.to_string())?;
+        let x_format = tick_format(x1 - x0);
+        let y_format = tick_format(y1 - y0);
         chart
-    }
-
-    pub fn px(&self, x: f64) -> i64 {
-        let t = (x - self.x_range.0) / (self.x_range.1 - self.x_range.0);
-        self.left + (t * (self.right - self.left) as f64).round() as i64
-    }
-
-    pub fn py(&self, y: f64) -> i64 {
-        let t = (y - self.y_range.0) / (self.y_range.1 - self.y_range.0);
-        self.bottom - (t * (self.bottom - self.top) as f64).round() as i64
-    }
-
-    pub fn inside(&self, x: f64, y: f64) -> bool {
-        (self.x_range.0..=self.x_range.1).contains(&x) && (self.y_range.0..=self.y_range.1).contains(&y)
-    }
-
-    pub fn line(&mut self, from: (f64, f64), to: (f64, f64), colour: u8) {
-        let (a, b) = ((self.px(from.0), self.py(from.1)), (self.px(to.0), self.py(to.1)));
-        self.canvas.line(a, b, colour);
-    }
-
-    pub fn point(&mut self, x: f64, y: f64, radius: i64, colour: u8) {
-        if self.inside(x, y) {
-            let (px, py) = (self.px(x), self.py(y));
-            self.canvas.dot(px, py, radius, colour);
+            .configure_mesh()
+            .x_label_formatter(&x_format)
+            .y_label_formatter(&y_format)
+            .x_desc(axes.x_label)
+            .y_desc(axes.y_label)
+            .label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 15))
+            .light_line_style(RGBColor(238, 238, 238))
+            .bold_line_style(RGBColor(210, 210, 210))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        if diagonal {
+            let (low, high) = (x0.max(y0), x1.min(y1));
+            if low < high {
+                chart.draw_series(LineSeries::new([(low, low), (high, high)], REFERENCE.stroke_width(1))).map_err(|e| e.to_string())?;
+            }
         }
+        let mut legend = false;
+        for s in series {
+            let colour = s.colour;
+            let drawn = if s.radius == 0 {
+                chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2))).map_err(|e| e.to_string())?
+            } else {
+                let inside = s.points.iter().copied().filter(|&(x, y)| (x0..=x1).contains(&x) && (y0..=y1).contains(&y));
+                chart.draw_series(inside.map(|p| Circle::new(p, s.radius, colour.filled()))).map_err(|e| e.to_string())?
+            };
+            if let Some(label) = &s.label {
+                legend = true;
+                drawn.label(label.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
+            }
+        }
+        if legend {
+            chart
+                .configure_series_labels()
+                .label_font((FAMILY, 13))
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(180, 180, 180))
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
     }
+    Ok(Figure { width, height, rgb })
 }
 
-/// Writes frames as an animated GIF (the palette of [`PALETTE`]), `delay` in 1/100 s.
-pub fn write_gif(out: impl Write, frames: &[Canvas], delay: u16) -> Result<(), String> {
+/// Tick labels with as many decimals as the axis span needs (none for ratings).
+fn tick_format(span: f64) -> impl Fn(&f64) -> String {
+    let decimals = if span >= 20.0 { 0 } else { (2.0 - span.log10().floor()).clamp(0.0, 6.0) as usize };
+    move |value: &f64| format!("{value:.decimals$}")
+}
+
+/// Nicely rounded axis range around `low..high` with a 5% margin.
+pub fn padded((low, high): (f64, f64)) -> (f64, f64) {
+    let margin = ((high - low) * 0.05).max(1.0);
+    (low - margin, high + margin)
+}
+
+/// Writes figures as an animated GIF, `delay` in 1/100 s (each frame quantized to 256
+/// colours by the encoder).
+pub fn write_gif(out: impl Write, frames: &[Figure], delay: u16) -> Result<(), String> {
     let first = frames.first().ok_or("no frame to write")?;
-    let mut encoder = gif::Encoder::new(out, first.width as u16, first.height as u16, &PALETTE.concat()).map_err(|e| e.to_string())?;
+    let size = |v: u32| u16::try_from(v).map_err(|_| format!("frame size {v} is too large for a GIF"));
+    let mut encoder = gif::Encoder::new(out, size(first.width)?, size(first.height)?, &[]).map_err(|e| e.to_string())?;
     encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| e.to_string())?;
-    for canvas in frames {
-        let mut frame = gif::Frame::from_indexed_pixels(canvas.width as u16, canvas.height as u16, canvas.pixels.clone(), None);
+    for figure in frames {
+        let mut frame = gif::Frame::from_rgb_speed(size(figure.width)?, size(figure.height)?, &figure.rgb, 10);
         frame.delay = delay;
         encoder.write_frame(&frame).map_err(|e| e.to_string())?;
     }

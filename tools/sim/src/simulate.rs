@@ -14,7 +14,7 @@ use ranking_elo::{Config, Outcome, Rules};
 use serde::Serialize;
 
 use crate::metrics::{spearman, Prediction};
-use crate::plot::{self, Chart};
+use crate::plot::{self, Axes, Figure, Series};
 use crate::rng::Rng;
 
 /// How true skills are spread.
@@ -82,6 +82,40 @@ pub struct Options {
     pub frames: usize,
     pub out_dir: PathBuf,
     pub progress: bool,
+    /// Seasons (0: one run without season ends); each has `season_matches` matches and
+    /// lasts `season_days` days of the pool's clock (inactivity decay reads it).
+    pub seasons: usize,
+    pub season_matches: usize,
+    pub season_days: f64,
+}
+
+/// One season's end, before its soft reset.
+#[derive(Serialize)]
+pub struct SeasonSummary {
+    pub season: usize,
+    /// Players per league held at the season's end (what rewards go by).
+    pub league_counts: Vec<LeagueCount>,
+    /// Players per highest league reached during the season.
+    pub peak_league_counts: Vec<LeagueCount>,
+    pub mean_rating: f64,
+    pub rating_sd: f64,
+    /// Spearman correlation of the season's final ratings with true skill.
+    pub spearman_rating_skill: f64,
+    /// Promotions and demotions during the season (matches and decay).
+    pub promotions: usize,
+    pub demotions: usize,
+    /// Players whose rating inactivity decay moved at least once.
+    pub decayed_players: usize,
+}
+
+/// League counts by name from league indices.
+fn counts_by_league(rules: &Rules, leagues: impl Iterator<Item = usize>) -> Vec<LeagueCount> {
+    let mut counts = vec![0; rules.config().leagues.len().max(1)];
+    for league in leagues {
+        let last = counts.len() - 1;
+        counts[league.min(last)] += 1;
+    }
+    counts.into_iter().enumerate().map(|(i, players)| LeagueCount { league: league_name(rules, i), players }).collect()
 }
 
 #[derive(Serialize)]
@@ -124,6 +158,9 @@ pub struct Summary {
     pub brier_last_10_percent: f64,
     /// Rank correlation of final ratings with true skills.
     pub spearman_rating_skill: f64,
+    /// One entry per season end (with `--seasons`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<SeasonSummary>,
     pub mean_rating_initial: f64,
     pub mean_rating_final: f64,
     /// Mean rating change per player. Every match adds `V` once (to the winner, or `V/2`
@@ -144,25 +181,38 @@ fn player_line(pool: &Pool, rules: &Rules, skills: &[f64], id: usize) -> PlayerL
     PlayerLine { id, rating: p.rating, skill: skills[id], games: p.games_played, win_streak: p.win_streak, league: league_name(rules, rules.league_of(p.rating)) }
 }
 
-/// Renders one scatter frame of rating against skill.
-fn scatter(skills: &[f64], ratings: &[f32], rules: &Rules, x_range: (f64, f64), y_range: (f64, f64), title: &str) -> plot::Canvas {
-    let mut chart = Chart::new(720, 540, title, "TRUE SKILL", "RATING", x_range, y_range);
-    // The diagonal rating = skill, where a calibrated system puts its players.
-    let low = x_range.0.max(y_range.0);
-    let high = x_range.1.min(y_range.1);
-    if low < high {
-        chart.line((low, low), (high, high), plot::REFERENCE);
-    }
+/// Renders one scatter frame of rating against skill, one colour and legend entry per league.
+fn scatter(skills: &[f64], ratings: &[f32], rules: &Rules, x_range: (f64, f64), y_range: (f64, f64), title: &str) -> Result<Figure, String> {
     let radius = if skills.len() > 2000 { 1 } else { 2 };
+    let leagues = rules.config().leagues.len().max(1);
+    let mut series: Vec<Series> = (0..leagues)
+        .map(|i| Series { label: Some(league_name(rules, i)), colour: plot::league_colour(i), points: Vec::new(), radius })
+        .collect();
     for (skill, rating) in skills.iter().zip(ratings) {
-        chart.point(*skill, f64::from(*rating), radius, plot::league_colour(rules.league_of(*rating)));
+        series[rules.league_of(*rating)].points.push((*skill, f64::from(*rating)));
     }
-    chart.canvas
+    if leagues == 1 {
+        series[0].label = None;
+        series[0].colour = plot::SERIES;
+    }
+    let axes = Axes { title, x_label: "true skill", y_label: "rating", x_range, y_range };
+    plot::chart(720, 540, &axes, &series, true)
 }
 
 pub fn run(options: &Options) -> Result<Summary, String> {
     if options.players < 2 {
         return Err("--players must be at least 2".to_owned());
+    }
+    if options.seasons > 0 {
+        if options.team_size > 1 || options.players_per_match > 1 {
+            return Err("--seasons runs one-against-one ladders (leave out --team-size and --players-per-match)".to_owned());
+        }
+        if options.season_matches == 0 {
+            return Err("--season-matches must be at least 1".to_owned());
+        }
+        if !(options.season_days.is_finite() && options.season_days > 0.0) {
+            return Err("--season-days must be a positive number".to_owned());
+        }
     }
     let mut config: Config = serde_json::from_str(&options.config_json).map_err(|e| format!("configuration: {e}"))?;
     if let Some(initial) = options.initial_rating {
@@ -202,13 +252,15 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     let mut batch: Vec<Match> = Vec::new();
     let mut expected: Vec<f32> = Vec::new();
     let mut next_frame = per_frame;
+    let mut season = SeasonRun::new(options);
     if options.team_size > 1 || options.players_per_match > 1 {
         let group = GroupRun { options, skills: &skills, truth_scale, last_start };
         group.play(&mut pool, queue.as_mut(), &mut rng, &mut overall, &mut last, &mut snapshots, per_frame, &progress)?;
         played = options.matches;
     }
     while played < options.matches {
-        let wanted = (next_frame.min(options.matches) - played).min(65_536);
+        let wanted = (next_frame.min(options.matches).min(season.next_end) - played).min(65_536);
+        season.tick(&mut pool, played)?;
         batch.clear();
         if let Some(queue) = queue.as_mut() {
             for (a, b) in queue.tick(clock, wanted) {
@@ -241,7 +293,8 @@ pub fn run(options: &Options) -> Result<Summary, String> {
             m.outcome = if rng.unit() < p { Outcome::WIN } else { Outcome::LOSS };
         }
         expected.resize(batch.len(), 0.0);
-        let outputs = MatchOutputs { expected_a: Some(&mut expected), ..MatchOutputs::default() };
+        let events = season.events.as_mut();
+        let outputs = MatchOutputs { expected_a: Some(&mut expected), events, ..MatchOutputs::default() };
         pool.apply(&batch, Some(outputs)).map_err(|e| e.to_string())?;
         for (i, m) in batch.iter().enumerate() {
             overall.add(f64::from(expected[i]), m.outcome.score_a);
@@ -258,6 +311,17 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         }
         played += batch.len();
         progress.set_position(played as u64);
+        if played == season.next_end {
+            season.end(&mut pool, &rules, &skills, played)?;
+            if let Some(queue) = queue.as_mut() {
+                // Waiting players re-join with their reset ratings.
+                for id in 0..options.players {
+                    if queue.leave(id as u64) {
+                        queue.join(id as u64, pool.rating(id).unwrap_or_default(), clock).map_err(|e| e.to_string())?;
+                    }
+                }
+            }
+        }
         if played >= next_frame || played == options.matches {
             pool.ratings_into(0, &mut ratings).map_err(|e| e.to_string())?;
             snapshots.push((played, ratings.clone()));
@@ -271,23 +335,25 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     let span = |values: &mut dyn Iterator<Item = f64>| values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let (skill_lo, skill_hi) = span(&mut skills.iter().copied());
     let (rating_lo, rating_hi) = span(&mut snapshots.iter().flat_map(|(_, r)| r.iter().map(|&v| f64::from(v))));
-    let pad = |(lo, hi): (f64, f64)| {
-        let margin = ((hi - lo) * 0.05).max(1.0);
-        (lo - margin, hi + margin)
-    };
-    let (x_range, y_range) = (pad((skill_lo, skill_hi)), pad((rating_lo, rating_hi)));
+    let (x_range, y_range) = (plot::padded((skill_lo, skill_hi)), plot::padded((rating_lo, rating_hi)));
     std::fs::create_dir_all(&options.out_dir).map_err(|e| format!("{}: {e}", options.out_dir.display()))?;
     let png_path = options.out_dir.join("rating_vs_skill.png");
     let gif_path = options.out_dir.join("rating_vs_skill.gif");
     let json_path = options.out_dir.join("summary.json");
+    let mut files = vec![png_path.clone(), gif_path.clone()];
+    if !season.summaries.is_empty() {
+        let path = options.out_dir.join("season_distributions.png");
+        write_figure(&season.distribution_chart()?, &path)?;
+        files.push(path);
+    }
+    files.push(json_path.clone());
     let (last_count, final_ratings) = snapshots.last().map(|(n, r)| (*n, r.clone())).unwrap_or_default();
-    let final_frame = scatter(&skills, &final_ratings, &rules, x_range, y_range, &format!("RATING VS SKILL AFTER {last_count} MATCHES"));
-    let file = std::fs::File::create(&png_path).map_err(|e| format!("{}: {e}", png_path.display()))?;
-    final_frame.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", png_path.display()))?;
-    let frames: Vec<plot::Canvas> = snapshots
+    let final_frame = scatter(&skills, &final_ratings, &rules, x_range, y_range, &format!("Rating vs true skill after {last_count} matches"))?;
+    write_figure(&final_frame, &png_path)?;
+    let frames = snapshots
         .iter()
-        .map(|(n, r)| scatter(&skills, r, &rules, x_range, y_range, &format!("RATING VS SKILL AFTER {n} MATCHES")))
-        .collect();
+        .map(|(n, r)| scatter(&skills, r, &rules, x_range, y_range, &format!("Rating vs true skill after {n} matches")))
+        .collect::<Result<Vec<Figure>, String>>()?;
     let file = std::fs::File::create(&gif_path).map_err(|e| format!("{}: {e}", gif_path.display()))?;
     plot::write_gif(std::io::BufWriter::new(file), &frames, 12).map_err(|e| format!("{}: {e}", gif_path.display()))?;
 
@@ -324,6 +390,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         log_loss_last_10_percent: last.log_loss(),
         brier_last_10_percent: last.brier(),
         spearman_rating_skill: spearman(&ratings64, &skills),
+        seasons: season.summaries,
         mean_rating_initial: initial_mean,
         mean_rating_final: final_mean,
         mean_drift: final_mean - initial_mean,
@@ -332,7 +399,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         } else {
             options.matches as f64 * (rules.config().victory_bonus + rules.config().score_share_bonus) / options.players as f64
         },
-        files: [&png_path, &gif_path, &json_path].iter().map(|p| p.display().to_string()).collect(),
+        files: files.iter().map(|p| p.display().to_string()).collect(),
     };
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     std::fs::write(&json_path, text + "\n").map_err(|e| format!("{}: {e}", json_path.display()))?;
@@ -488,4 +555,123 @@ fn draw_distinct(rng: &mut Rng, n: usize, count: usize) -> Vec<usize> {
         }
     }
     chosen
+}
+
+fn write_figure(figure: &Figure, path: &std::path::Path) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    figure.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The season bookkeeping of a pairs run: the pool's clock through each season, decay
+/// applied as time passes, and at each season's end the records, a summary and the
+/// rating distribution before the soft reset.
+struct SeasonRun {
+    seasons: usize,
+    season_matches: usize,
+    season_seconds: f64,
+    /// Played-match count at which the current season ends (`usize::MAX` without seasons).
+    next_end: usize,
+    /// League changes of the current season (collected only with seasons).
+    events: Option<Vec<ranking_elo::standing::LeagueChange>>,
+    decayed: Vec<bool>,
+    /// Ratings at each season's end, before the reset.
+    distributions: Vec<Vec<f32>>,
+    summaries: Vec<SeasonSummary>,
+}
+
+impl SeasonRun {
+    fn new(options: &Options) -> Self {
+        let on = options.seasons > 0;
+        Self {
+            seasons: options.seasons,
+            season_matches: options.season_matches,
+            season_seconds: options.season_days * 86_400.0,
+            next_end: if on { options.season_matches } else { usize::MAX },
+            events: on.then(Vec::new),
+            decayed: vec![false; if on { options.players } else { 0 }],
+            distributions: Vec::new(),
+            summaries: Vec::new(),
+        }
+    }
+
+    /// Before a batch: the clock at this point of the season, and decay up to it.
+    fn tick(&mut self, pool: &mut Pool, played: usize) -> Result<(), String> {
+        if self.events.is_none() {
+            return Ok(());
+        }
+        let season = self.summaries.len();
+        let into = (played - season * self.season_matches) as f64 / self.season_matches as f64;
+        let now = (season as f64 + into) * self.season_seconds;
+        pool.set_clock(now).map_err(|e| e.to_string())?;
+        let before: Vec<f32> = (0..pool.len()).map(|i| pool.rating(i).unwrap_or_default()).collect();
+        pool.apply_decay(now, self.events.as_mut()).map_err(|e| e.to_string())?;
+        if pool.rules().config().decay.is_on() {
+            for (i, rating) in before.iter().enumerate() {
+                if pool.rating(i) != Some(*rating) && pool.rules().config().zero_sum_total.is_none() {
+                    self.decayed[i] = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// At a season's end: summary, distribution, then the soft reset.
+    fn end(&mut self, pool: &mut Pool, rules: &Rules, skills: &[f64], played: usize) -> Result<(), String> {
+        let season = self.summaries.len() + 1;
+        let now = season as f64 * self.season_seconds;
+        pool.set_clock(now).map_err(|e| e.to_string())?;
+        let records = pool.season_records();
+        let ratings: Vec<f32> = records.iter().map(|r| r.rating).collect();
+        let n = ratings.len() as f64;
+        let mean = ratings.iter().map(|&r| f64::from(r)).sum::<f64>() / n;
+        let sd = (ratings.iter().map(|&r| (f64::from(r) - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let ratings64: Vec<f64> = ratings.iter().map(|&r| f64::from(r)).collect();
+        let events = self.events.take().unwrap_or_default();
+        self.summaries.push(SeasonSummary {
+            season,
+            league_counts: counts_by_league(rules, records.iter().map(|r| r.league as usize)),
+            peak_league_counts: counts_by_league(rules, records.iter().map(|r| r.peak_league as usize)),
+            mean_rating: mean,
+            rating_sd: sd,
+            spearman_rating_skill: spearman(&ratings64, skills),
+            promotions: events.iter().filter(|e| e.is_promotion()).count(),
+            demotions: events.iter().filter(|e| !e.is_promotion()).count(),
+            decayed_players: self.decayed.iter().filter(|&&d| d).count(),
+        });
+        self.distributions.push(ratings);
+        pool.end_season(None);
+        self.events = Some(Vec::new());
+        self.decayed.fill(false);
+        self.next_end = if season < self.seasons { played + self.season_matches } else { usize::MAX };
+        Ok(())
+    }
+
+    /// The rating distribution at each season's end (before the reset): one histogram
+    /// line per season, 40 bins over the range of all of them.
+    fn distribution_chart(&self) -> Result<Figure, String> {
+        const BINS: usize = 40;
+        let all = self.distributions.iter().flatten().map(|&r| f64::from(r));
+        let (low, high) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| (lo.min(r), hi.max(r)));
+        let width = ((high - low) / BINS as f64).max(1e-9);
+        let mut top = 0.0f64;
+        let mut series = Vec::new();
+        for (i, ratings) in self.distributions.iter().enumerate() {
+            let mut bins = [0usize; BINS];
+            for &r in ratings {
+                bins[(((f64::from(r) - low) / width) as usize).min(BINS - 1)] += 1;
+            }
+            let share = |count: usize| 100.0 * count as f64 / ratings.len().max(1) as f64;
+            let points: Vec<(f64, f64)> = bins.iter().enumerate().map(|(b, &c)| (low + (b as f64 + 0.5) * width, share(c))).collect();
+            top = top.max(points.iter().map(|p| p.1).fold(0.0, f64::max));
+            series.push(Series { label: Some(format!("end of season {}", i + 1)), colour: plot::series_colour(i), points, radius: 0 });
+        }
+        let axes = Axes {
+            title: "Rating distribution at each season's end (before the reset)",
+            x_label: "rating",
+            y_label: "players (%)",
+            x_range: plot::padded((low, high)),
+            y_range: (0.0, top * 1.1 + 0.1),
+        };
+        plot::chart(800, 500, &axes, &series, false)
+    }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::history::History;
 use crate::metrics::Prediction;
-use crate::plot::{self, Chart};
+use crate::plot::{self, Axes, Series};
 
 /// How well one configuration predicted a history.
 #[derive(Debug, Serialize)]
@@ -39,22 +39,26 @@ pub fn score(history: &History, name: String, k: Option<f64>, rules: &Rules) -> 
     Ok(Score { name, k, log_loss: p.log_loss(), brier: p.brier(), accuracy: p.accuracy() })
 }
 
-/// A chart of log-loss against K.
-pub fn plot_k(scores: &[Score], best: usize) -> plot::Canvas {
+/// A chart of log-loss against K, the best K highlighted.
+pub fn plot_k(scores: &[Score], best: usize) -> Result<plot::Figure, String> {
     let ks: Vec<f64> = scores.iter().filter_map(|s| s.k).collect();
     let (k_lo, k_hi) = ks.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &k| (lo.min(k), hi.max(k)));
     let (l_lo, l_hi) = scores.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| (lo.min(s.log_loss), hi.max(s.log_loss)));
     let margin = ((l_hi - l_lo) * 0.1).max(1e-4);
     let k_margin = ((k_hi - k_lo) * 0.05).max(0.5);
-    let mut chart = Chart::new(720, 480, "LOG-LOSS OF PREDICTIONS VS K", "K", "LOG-LOSS", (k_lo - k_margin, k_hi + k_margin), (l_lo - margin, l_hi + margin));
     let points: Vec<(f64, f64)> = scores.iter().filter_map(|s| s.k.map(|k| (k, s.log_loss))).collect();
-    for pair in points.windows(2) {
-        chart.line(pair[0], pair[1], plot::SERIES);
-    }
-    for (i, s) in scores.iter().enumerate() {
-        if let Some(k) = s.k {
-            chart.point(k, s.log_loss, if i == best { 5 } else { 3 }, if i == best { plot::HIGHLIGHT } else { plot::SERIES });
-        }
-    }
-    chart.canvas
+    let best_point: Vec<(f64, f64)> = scores.get(best).and_then(|s| s.k.map(|k| (k, s.log_loss))).into_iter().collect();
+    let series = [
+        Series { label: None, colour: plot::SERIES, points: points.clone(), radius: 0 },
+        Series { label: Some("log-loss".to_owned()), colour: plot::SERIES, points, radius: 3 },
+        Series { label: Some("best K".to_owned()), colour: plot::HIGHLIGHT, points: best_point, radius: 6 },
+    ];
+    let axes = Axes {
+        title: "Log-loss of the predictions against K",
+        x_label: "K",
+        y_label: "log-loss",
+        x_range: (k_lo - k_margin, k_hi + k_margin),
+        y_range: (l_lo - margin, l_hi + margin),
+    };
+    plot::chart(720, 480, &axes, &series, false)
 }

@@ -188,3 +188,61 @@ fn team_and_free_for_all_modes_converge_toward_skill() {
         assert!(log_loss > 0.0 && log_loss < 0.75, "{mode}: log-loss {log_loss}");
     }
 }
+
+/// Decodes a PNG to RGB rows.
+fn png_rgb(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buffer.truncate(info.buffer_size());
+    (info.width, info.height, buffer)
+}
+
+#[test]
+fn seasons_reset_decay_and_chart_the_distributions() {
+    let dir = temp("seasons");
+    let config = dir.join("season.json");
+    std::fs::write(
+        &config,
+        r#"{"k_policy":{"policy":"league"},"demotion_margin":20,"protected_games":2,
+            "leagues":[{"name":"Bronze","min_rating":0,"k":32},{"name":"Silver","min_rating":1450,"k":32},{"name":"Gold","min_rating":1600,"k":24,"season_keep":0.3}],
+            "season_reset":{"keep":0.5},"decay":{"grace_days":5,"points_per_day":3,"min_league":1}}"#,
+    )
+    .unwrap();
+    let out = dir.join("run").to_string_lossy().into_owned();
+    let args = ["simulate", "--players", "300", "--seasons", "3", "--season-matches", "900", "--matchmaker", "off", "--config", config.to_str().unwrap(), "--out", &out];
+    let (ok, stdout, stderr) = elo_sim(&args);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("season ends"), "{stdout}");
+    let run = dir.join("run");
+    let s = summary(&run);
+    assert_eq!(s["matches"], 2700);
+    let seasons = s["seasons"].as_array().unwrap();
+    assert_eq!(seasons.len(), 3);
+    for season in seasons {
+        let held: u64 = season["league_counts"].as_array().unwrap().iter().map(|l| l["players"].as_u64().unwrap()).sum();
+        assert_eq!(held, 300);
+        assert!(season["promotions"].as_u64().unwrap() > 0);
+        // Six games a season on average: many players sit out more than 5 days.
+        assert!(season["decayed_players"].as_u64().unwrap() > 0, "{season}");
+    }
+    // The chart: 800 x 500, a caption and axis labels drawn in the embedded font (dark,
+    // anti-aliased pixels: many grey levels), and one coloured line per season.
+    let (width, height, rgb) = png_rgb(&run.join("season_distributions.png"));
+    assert_eq!((width, height), (800, 500));
+    let caption = &rgb[..(40 * width * 3) as usize];
+    let greys: std::collections::BTreeSet<u8> = caption.chunks(3).filter(|p| p[0] == p[1] && p[1] == p[2] && p[0] < 250).map(|p| p[0]).collect();
+    assert!(greys.len() > 20, "caption text drawn with {} grey levels", greys.len());
+    let orange = rgb.chunks(3).filter(|p| p == &[255, 127, 14]).count();
+    assert!(orange > 100, "season 2's line");
+    // The same seed gives the same seasons; team runs refuse --seasons.
+    let again = dir.join("again").to_string_lossy().into_owned();
+    let mut repeat = args;
+    repeat[args.len() - 1] = &again;
+    assert!(elo_sim(&repeat).0);
+    assert_eq!(summary(&dir.join("again"))["seasons"], s["seasons"]);
+    let (ok, _, stderr) = elo_sim(&["simulate", "--players", "40", "--seasons", "2", "--season-matches", "10", "--team-size", "2", "--out", &out]);
+    assert!(!ok && stderr.contains("--seasons"), "{stderr}");
+}
