@@ -122,13 +122,19 @@ impl Rules {
     #[inline(always)]
     #[must_use]
     pub fn finish_game(&self, before: &PlayerState, new_rating: f32, won: bool) -> PlayerState {
+        self.finish_game_from(before, self.current_league(before), new_rating, won)
+    }
+
+    /// [`Self::finish_game`] with the league held before the game already known
+    /// ([`Self::current_league`] of `before`).
+    #[inline(always)]
+    pub(crate) fn finish_game_from(&self, before: &PlayerState, from: usize, new_rating: f32, won: bool) -> PlayerState {
         let mut after = before.after_game(new_rating, won);
         let leagues = &self.config.leagues;
         if leagues.len() < 2 {
             after.league = Some(0);
             return after;
         }
-        let from = self.current_league(before);
         let protected = before.protected_games > 0;
         let to = leagues.settle(from, new_rating, self.config.demotion_margin, protected);
         after.protected_games = if to > from { self.config.protected_games } else { before.protected_games.saturating_sub(1) };

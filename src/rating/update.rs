@@ -160,6 +160,15 @@ impl Rules {
         }
     }
 
+    /// [`Self::k_for`] for a player whose current league is already known.
+    #[inline(always)]
+    pub(crate) fn k_in_league(&self, player: &PlayerState, league: usize) -> f64 {
+        match self.config.k_policy {
+            crate::kpolicy::KPolicy::League => self.config.leagues.as_slice()[league].k,
+            ref policy => policy.k_for(player, &self.config.leagues),
+        }
+    }
+
     #[inline(always)]
     fn combine(&self, k_a: f64, k_b: f64) -> (f64, f64) {
         match self.config.k_combine {
@@ -286,11 +295,13 @@ impl Rules {
     /// [`Self::rate_players_unchecked`] with the expected score already computed.
     #[inline(always)]
     pub(crate) fn rate_players_expected(&self, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
-        let k = (self.k_for(a), self.k_for(b));
+        // Each player's league once: it feeds K (league policy), L and V, and the settling.
+        let (league_a, league_b) = (self.current_league(a), self.current_league(b));
+        let k = (self.k_in_league(a, league_a), self.k_in_league(b, league_b));
         let multiplier = self.streak_multiplier(a.win_streak, b.win_streak);
-        let leagues = (|| self.current_league(a), || self.current_league(b));
+        let leagues = (|| league_a, || league_b);
         let (rating_a, rating_b) = self.rate_core_expected(expected_a, a.rating, b.rating, outcome, k, multiplier, leagues);
-        (self.finish_game(a, rating_a, outcome.a_won()), self.finish_game(b, rating_b, outcome.b_won()))
+        (self.finish_game_from(a, league_a, rating_a, outcome.a_won()), self.finish_game_from(b, league_b, rating_b, outcome.b_won()))
     }
 
     /// [`Self::rate_players_unchecked`] with the ratings checked first.
