@@ -76,8 +76,7 @@ impl Pool {
             if indices[..k].contains(&index) {
                 return Err(PoolError::DuplicatePlayer { position, index });
             }
-            let stored = self.players[index];
-            out.push(PlayerState { rating: self.effective(stored.rating), ..stored });
+            out.push(self.state_of(index));
         }
         Ok(())
     }

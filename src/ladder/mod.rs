@@ -8,3 +8,4 @@ pub mod team_matchmaking;
 pub mod pool;
 pub mod save;
 pub mod season;
+pub mod stored;

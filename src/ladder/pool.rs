@@ -20,6 +20,7 @@ use crate::error::{Error, MAX_CHANGE, MAX_POOL_RATING};
 use crate::outcome::{check_score, Outcome};
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
+use crate::ladder::stored::{Cold, Hot, PlayedNow};
 
 /// One match of a list applied to a pool: player indices and the outcome seen from `a`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -187,8 +188,12 @@ impl RatingSum {
 #[derive(Debug, Clone)]
 pub struct Pool {
     pub(crate) rules: Rules,
-    /// Player state; `rating` holds the rating relative to `offset`.
-    pub(crate) players: Vec<PlayerState>,
+    /// What every game reads and writes, per player; `rating` is relative to `offset`.
+    pub(crate) players: Vec<Hot>,
+    /// The rest of each player's state (last match time, season start).
+    pub(crate) cold: Vec<Cold>,
+    /// Players who played at the current clock (their `cold.last_played` is the clock).
+    pub(crate) played_now: PlayedNow,
     /// Added to every stored rating (zero-sum adjustments); 0 when zero-sum is off.
     pub(crate) offset: f64,
     /// Exact sum of the stored (relative) ratings, kept up to date by every change while it
@@ -209,6 +214,7 @@ impl PartialEq for Pool {
     fn eq(&self, other: &Self) -> bool {
         self.rules == other.rules
             && self.players == other.players
+            && (0..self.players.len()).all(|i| self.cold_of(i) == other.cold_of(i))
             && self.offset.to_bits() == other.offset.to_bits()
             && self.clock.to_bits() == other.clock.to_bits()
             && self.decayed_through.map(f64::to_bits) == other.decayed_through.map(f64::to_bits)
@@ -222,6 +228,8 @@ impl Pool {
         Self {
             rules,
             players: Vec::new(),
+            cold: Vec::new(),
+            played_now: PlayedNow::default(),
             offset: 0.0,
             stored_sum: Some(RatingSum::default()),
             magnitude_bound: 0.0,
@@ -233,8 +241,8 @@ impl Pool {
     /// A pool holding `players` (stored ratings relative to `offset`), its total and
     /// bound computed from them. Players not placed in a league yet (older saves) are
     /// placed by their rating, and a missing peak rating becomes the rating.
-    pub(crate) fn from_parts(rules: Rules, mut players: Vec<PlayerState>, offset: f64) -> Self {
-        for p in &mut players {
+    pub(crate) fn from_parts(rules: Rules, mut states: Vec<PlayerState>, offset: f64) -> Self {
+        for p in &mut states {
             let current = effective_rating(p.rating, offset);
             if p.league.is_none() {
                 let league = rules.league_of(current) as u32;
@@ -244,9 +252,41 @@ impl Pool {
                 p.peak_rating = current;
             }
         }
-        let stored_sum = RatingSum::of(players.iter().map(|p| p.rating));
-        let magnitude_bound = players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
-        Self { rules, players, offset, stored_sum: Some(stored_sum), magnitude_bound, clock: 0.0, decayed_through: None }
+        let stored_sum = RatingSum::of(states.iter().map(|p| p.rating));
+        let magnitude_bound = states.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
+        let players = states.iter().map(Hot::of).collect();
+        let cold = states.iter().map(Cold::of).collect();
+        let mut played_now = PlayedNow::default();
+        played_now.resize(states.len());
+        Self { rules, players, cold, played_now, offset, stored_sum: Some(stored_sum), magnitude_bound, clock: 0.0, decayed_through: None }
+    }
+
+    /// Every player's state with its stored (offset-relative) rating, as saves keep them.
+    pub(crate) fn stored_states(&self) -> Vec<PlayerState> {
+        self.players.iter().enumerate().map(|(i, hot)| hot.state(&self.cold_of(i), hot.rating)).collect()
+    }
+
+    /// Player `index`'s whole current state (index in range).
+    #[inline]
+    pub(crate) fn state_of(&self, index: usize) -> PlayerState {
+        let hot = &self.players[index];
+        hot.state(&self.cold_of(index), self.effective(hot.rating))
+    }
+
+    /// Player `index`'s cold record with its true last match time.
+    #[inline]
+    pub(crate) fn cold_of(&self, index: usize) -> Cold {
+        let mut cold = self.cold[index];
+        if self.played_now.is_marked(index) {
+            cold.last_played = self.clock;
+        }
+        cold
+    }
+
+    /// Sets player `index`'s cold record (its time no longer the clock's).
+    pub(crate) fn set_cold(&mut self, index: usize, cold: Cold) {
+        self.cold[index] = cold;
+        self.played_now.unmark(index);
     }
 
     /// The clock: the caller's time in seconds, stamped on every match as the players'
@@ -264,6 +304,9 @@ impl Pool {
     /// A NaN or infinite time.
     pub fn set_clock(&mut self, seconds: f64) -> Result<(), Error> {
         crate::error::check_finite(seconds, "clock")?;
+        if seconds.to_bits() != self.clock.to_bits() {
+            self.played_now.flush(&mut self.cold, self.clock);
+        }
         self.clock = seconds;
         Ok(())
     }
@@ -325,6 +368,7 @@ impl Pool {
     /// The memory for `count` more players cannot be reserved.
     pub fn try_add_players(&mut self, count: usize) -> Result<usize, std::collections::TryReserveError> {
         self.players.try_reserve_exact(count)?;
+        self.cold.try_reserve_exact(count)?;
         let first = self.players.len();
         let rating = match self.rules.config.zero_sum_total {
             Some(total) if first == 0 && count > 0 => (total / (count as f64)) as f32,
@@ -366,7 +410,9 @@ impl Pool {
             sum.add(stored);
         }
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
-        self.players.push(PlayerState { rating: stored, ..state });
+        self.players.push(Hot::of(&PlayerState { rating: stored, ..state }));
+        self.cold.push(Cold::of(&state));
+        self.played_now.resize(self.cold.len());
     }
 
     /// The current rating of a stored player (its stored value plus the offset).
@@ -388,9 +434,7 @@ impl Pool {
     /// Player `index` with its current rating, or `None` out of range.
     #[must_use]
     pub fn player(&self, index: usize) -> Option<PlayerState> {
-        self.players
-            .get(index)
-            .map(|p| PlayerState { rating: self.effective(p.rating), ..*p })
+        (index < self.players.len()).then(|| self.state_of(index))
     }
 
     /// Current rating of player `index`.
@@ -417,7 +461,8 @@ impl Pool {
             sum.replace(self.players[index].rating, stored);
         }
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
-        self.players[index] = PlayerState { rating: stored, ..state };
+        self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+        self.set_cold(index, Cold::of(&state));
         Ok(())
     }
 
@@ -427,9 +472,9 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn map_range<T>(&self, start: usize, out: &mut [T], read: impl Fn(&PlayerState) -> T) -> Result<(), PoolError> {
-        let slice = self.range(start, out.len())?;
-        for (target, stored) in out.iter_mut().zip(slice) {
-            *target = read(&PlayerState { rating: self.effective(stored.rating), ..*stored });
+        let range = self.range(start, out.len())?;
+        for (target, index) in out.iter_mut().zip(range) {
+            *target = read(&self.state_of(index));
         }
         Ok(())
     }
@@ -447,7 +492,11 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn ratings_into(&self, start: usize, out: &mut [f32]) -> Result<(), PoolError> {
-        self.map_range(start, out, |p| p.rating)
+        let range = self.range(start, out.len())?;
+        for (target, hot) in out.iter_mut().zip(&self.players[range]) {
+            *target = self.effective(hot.rating);
+        }
+        Ok(())
     }
 
     /// Copies the league indices of players `start..start + out.len()` into `out`.
@@ -455,13 +504,17 @@ impl Pool {
     /// # Errors
     /// The range does not lie within the pool.
     pub fn leagues_into(&self, start: usize, out: &mut [usize]) -> Result<(), PoolError> {
-        self.map_range(start, out, |p| held_league(p))
+        let range = self.range(start, out.len())?;
+        for (target, hot) in out.iter_mut().zip(&self.players[range]) {
+            *target = usize::from(hot.league);
+        }
+        Ok(())
     }
 
-    fn range(&self, start: usize, count: usize) -> Result<&[PlayerState], PoolError> {
+    fn range(&self, start: usize, count: usize) -> Result<std::ops::Range<usize>, PoolError> {
         let len = self.players.len();
         let end = start.checked_add(count).filter(|end| *end <= len);
-        end.map(|end| &self.players[start..end]).ok_or(PoolError::IndexOutOfRange {
+        end.map(|end| start..end).ok_or(PoolError::IndexOutOfRange {
             position: 0,
             index: start.saturating_add(count).saturating_sub(1).max(start),
             len,
@@ -524,6 +577,13 @@ impl Pool {
             self.apply_blocks(matches, &mut outputs);
         } else {
             for (i, m) in matches.iter().enumerate() {
+                // One match at a time (each depends on the last through the offset): ask
+                // for the players of a match a few places ahead now, so their records are
+                // cached when it comes.
+                if let Some(ahead) = matches.get(i + PREFETCH_DISTANCE) {
+                    prefetch(&self.players, ahead.a);
+                    prefetch(&self.players, ahead.b);
+                }
                 let (before_a, before_b, after_a, after_b) = self.apply_one(i, m, outputs.events.as_deref_mut());
                 record(&mut outputs, i, [before_a, before_b, after_a, after_b], || self.rules.expected_score(before_a, before_b));
             }
@@ -539,8 +599,8 @@ impl Pool {
     fn apply_blocks(&mut self, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
         // Separate borrows: the compiler then knows that storing a player never changes
         // the rules, and keeps their fields in registers for the whole loop.
-        let Self { rules, players, clock, .. } = self;
-        apply_blocks(rules, players, *clock, matches, outputs);
+        let Self { rules, players, played_now, .. } = self;
+        apply_blocks(rules, players, played_now, matches, outputs);
         self.stored_sum = None;
     }
 
@@ -548,11 +608,10 @@ impl Pool {
     /// adjustment).
     #[inline(always)]
     fn apply_one(&mut self, position: usize, m: &Match, mut events: Option<&mut Vec<LeagueChange>>) -> (f32, f32, f32, f32) {
-        let stored_a = self.players[m.a];
-        let stored_b = self.players[m.b];
-        let a = PlayerState { rating: self.effective(stored_a.rating), ..stored_a };
-        let b = PlayerState { rating: self.effective(stored_b.rating), ..stored_b };
-        let (new_a, new_b) = self.rules.rate_players_unchecked(&a, &b, m.outcome);
+        let a = self.players[m.a].game_state(self.effective(self.players[m.a].rating));
+        let b = self.players[m.b].game_state(self.effective(self.players[m.b].rating));
+        let expected_a = self.rules.expectation.expected_a(a.rating, b.rating);
+        let (new_a, new_b) = self.rules.rate_players_expected(&a, &b, m.outcome, expected_a);
         self.store_played(position, m.a, new_a, events.as_deref_mut());
         self.store_played(position, m.b, new_b, events);
         self.rebalance();
@@ -569,8 +628,9 @@ impl Pool {
         if let Some(sum) = &mut self.stored_sum {
             sum.replace(before.rating, stored);
         }
-        report(events, position, index, before.league, state.league);
-        self.players[index] = PlayerState { rating: stored, last_played: self.clock, ..state };
+        report(events, position, index, Some(u32::from(before.league)), state.league);
+        self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+        self.played_now.mark(index);
     }
 
     /// Checks that `matches` more matches cannot take any rating past
@@ -625,7 +685,7 @@ impl Pool {
     /// [`crate::rating::standing`]).
     #[must_use]
     pub fn league_of_player(&self, index: usize) -> Option<usize> {
-        self.players.get(index).map(held_league)
+        self.players.get(index).map(|p| usize::from(p.league))
     }
 
     /// Number of players per league held (index 0 = lowest); one entry per configured
@@ -634,7 +694,7 @@ impl Pool {
     pub fn league_counts(&self) -> Vec<usize> {
         let mut counts = vec![0; self.rules.config.leagues.len().max(1)];
         for p in &self.players {
-            counts[held_league(p)] += 1;
+            counts[usize::from(p.league)] += 1;
         }
         counts
     }
@@ -686,6 +746,28 @@ impl Pool {
     }
 }
 
+/// How many matches ahead the one-at-a-time path prefetches players.
+const PREFETCH_DISTANCE: usize = 8;
+
+/// Hints the processor to load player `index`'s record into the cache (an index out of
+/// range is ignored; nothing is read, so results cannot change).
+#[inline(always)]
+fn prefetch(players: &[Hot], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(record) = players.get(index) {
+        // SAFETY: a prefetch never faults and reads nothing the program sees; the pointer
+        // is to a live element.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(std::ptr::from_ref(record).cast()) };
+    }
+    #[cfg(target_arch = "aarch64")]
+    if let Some(record) = players.get(index) {
+        // SAFETY: PRFM is a hint: it never faults and changes no register or memory.
+        unsafe { std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) std::ptr::from_ref(record), options(nostack, readonly, preserves_flags)) };
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = (players, index);
+}
+
 /// A stored rating made current: plus the zero-sum offset.
 #[inline(always)]
 fn effective_rating(stored: f32, offset: f64) -> f32 {
@@ -694,12 +776,6 @@ fn effective_rating(stored: f32, offset: f64) -> f32 {
     } else {
         (f64::from(stored) + offset) as f32
     }
-}
-
-/// The league a pool's player holds (pools place every player they store).
-#[inline(always)]
-fn held_league(p: &PlayerState) -> usize {
-    p.league.unwrap_or(0) as usize
 }
 
 /// Appends a league change to `events` when `from` and `to` differ.
@@ -714,11 +790,9 @@ pub(crate) fn report(events: Option<&mut Vec<LeagueChange>>, position: usize, pl
 }
 
 /// See [`Pool::apply_blocks`].
-fn apply_blocks(rules: &Rules, players: &mut [PlayerState], clock: f64, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut PlayedNow, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
     const BLOCK: usize = 32;
     let isa = crate::kernel::Isa::best();
-    let mut a_states = [PlayerState::new(0.0); BLOCK];
-    let mut b_states = [PlayerState::new(0.0); BLOCK];
     let (mut a_ratings, mut b_ratings, mut expected) = ([0.0f32; BLOCK], [0.0f32; BLOCK], [0.0f64; BLOCK]);
     let mut seen = BlockSet::new();
     let simple = SimplePlan::new(rules);
@@ -727,27 +801,32 @@ fn apply_blocks(rules: &Rules, players: &mut [PlayerState], clock: f64, matches:
     while start < matches.len() {
         seen.clear();
         let mut len = 0;
+        // Only the ratings here: few instructions per player keep many cache misses in
+        // flight at once; the rest of each record is on the same (now cached) line.
         while len < BLOCK && start + len < matches.len() {
             let m = &matches[start + len];
             if !seen.insert_pair(m.a, m.b) {
                 break;
             }
-            a_states[len] = players[m.a];
-            b_states[len] = players[m.b];
-            a_ratings[len] = a_states[len].rating;
-            b_ratings[len] = b_states[len].rating;
+            a_ratings[len] = players[m.a].rating;
+            b_ratings[len] = players[m.b].rating;
             len += 1;
         }
         crate::kernel::expected_into(isa, &rules.expectation, &a_ratings[..len], &b_ratings[..len], &mut expected[..len]);
         for j in 0..len {
             let m = &matches[start + j];
-            let (a, b) = (&a_states[j], &b_states[j]);
+            // No other match of the block touches these two players: their records are
+            // as they were when the ratings were read.
+            let a = players[m.a].game_state(a_ratings[j]);
+            let b = players[m.b].game_state(b_ratings[j]);
             let (new_a, new_b) = match simple {
-                Some(plan) => plan.rate_players(rules, a, b, m.outcome, expected[j]),
-                None => rules.rate_players_expected(a, b, m.outcome, expected[j]),
+                Some(plan) => plan.rate_players(rules, &a, &b, m.outcome, expected[j]),
+                None => rules.rate_players_expected(&a, &b, m.outcome, expected[j]),
             };
-            players[m.a] = PlayerState { last_played: clock, ..new_a };
-            players[m.b] = PlayerState { last_played: clock, ..new_b };
+            players[m.a] = Hot::of(&new_a);
+            players[m.b] = Hot::of(&new_b);
+            played_now.mark(m.a);
+            played_now.mark(m.b);
             report(outputs.events.as_deref_mut(), start + j, m.a, a.league, new_a.league);
             report(outputs.events.as_deref_mut(), start + j, m.b, b.league, new_b.league);
             if wants_outputs {

@@ -124,7 +124,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 pub fn to_json(pool: &Pool) -> String {
     let data = PoolData {
         config: pool.rules.config().clone(),
-        players: pool.players.clone(),
+        players: pool.stored_states(),
         offset: pool.offset,
         stored_sum: None,
         clock: pool.clock,
@@ -177,6 +177,9 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         }
         if !(player.peak_rating.is_finite() && f64::from(player.peak_rating.abs()) <= MAX_POOL_RATING) && player.peak_rating != f32::MIN {
             return Err(invalid(format!("pool.players[{i}].peak_rating must be a finite number within 2^55")));
+        }
+        if player.season_games > player.games_played || player.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+            return Err(invalid(format!("pool.players[{i}]: season_games must be at most games_played and protected_games at most 65535")));
         }
         if !player.last_played.is_finite() {
             return Err(invalid(format!("pool.players[{i}].last_played must be a finite number")));

@@ -25,6 +25,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{check_finite, Error};
+use crate::ladder::stored::{Cold, Hot};
 use crate::player::PlayerState;
 use crate::pool::{report, Pool};
 use crate::rating::season::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
@@ -83,17 +84,18 @@ impl Pool {
     /// Each player's record of the current season (nothing changes). O(N).
     #[must_use]
     pub fn season_records(&self) -> Vec<SeasonRecord> {
-        self.players
-            .iter()
-            .enumerate()
-            .map(|(player, p)| SeasonRecord {
-                player,
-                rating: self.effective(p.rating),
-                peak_rating: p.peak_rating,
-                league: p.league.unwrap_or(0),
-                peak_league: p.peak_league,
-                games: p.season_games,
-                wins: p.season_wins,
+        (0..self.players.len())
+            .map(|player| {
+                let p = self.state_of(player);
+                SeasonRecord {
+                    player,
+                    rating: p.rating,
+                    peak_rating: p.peak_rating,
+                    league: p.league.unwrap_or(0),
+                    peak_league: p.peak_league,
+                    games: p.season_games,
+                    wins: p.season_wins,
+                }
             })
             .collect()
     }
@@ -139,24 +141,25 @@ impl Pool {
         let mut sum = self.keep_sum();
         for index in 0..self.players.len() {
             let p = self.players[index];
-            let held = p.league.unwrap_or(0);
+            let held = u32::from(p.league);
             let keep = self.rules.config.leagues.as_slice().get(held as usize).and_then(|l| l.season_keep).unwrap_or(default_keep);
             let rating = self.effective(p.rating);
             let rating = moved(rating, reset_rating(rating, anchor, keep), rounding, floor);
             let league = self.rules.league_of(rating) as u32;
             let stored = self.relative(rating);
             sum.replace(p.rating, stored);
-            report(events.as_deref_mut(), index, index, p.league, Some(league));
-            self.players[index] = PlayerState {
-                rating: stored,
+            report(events.as_deref_mut(), index, index, Some(held), Some(league));
+            let state = PlayerState {
                 league: Some(league),
                 protected_games: 0,
                 season_games: 0,
                 season_wins: 0,
                 peak_rating: rating,
                 peak_league: league,
-                ..p
+                ..self.state_of(index)
             };
+            self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+            self.set_cold(index, Cold::of(&state));
         }
         self.stored_sum = Some(sum);
         self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
@@ -195,8 +198,9 @@ impl Pool {
         let mut moved_count = 0;
         for index in 0..self.players.len() {
             let p = self.players[index];
-            let start = self.decayed_through.map_or(p.last_played + grace, |through| through.max(p.last_played + grace));
-            let held = p.league.unwrap_or(0);
+            let last_played = self.cold_of(index).last_played;
+            let start = self.decayed_through.map_or(last_played + grace, |through| through.max(last_played + grace));
+            let held = u32::from(p.league);
             let rating = self.effective(p.rating);
             let eligible = now > start
                 && decay.min_rating.is_none_or(|min| rating >= min)
@@ -213,9 +217,10 @@ impl Pool {
             let league = self.rules.config.leagues.settle(held as usize, new_rating, margin, false) as u32;
             let stored = self.relative(new_rating);
             sum.replace(p.rating, stored);
-            report(events.as_deref_mut(), index, index, p.league, Some(league));
+            report(events.as_deref_mut(), index, index, Some(held), Some(league));
             let protected_games = if league < held { 0 } else { p.protected_games };
-            self.players[index] = PlayerState { rating: stored, league: Some(league), protected_games, ..p };
+            // A rule-bounded league index (at most 1024 leagues) fits in 16 bits.
+            self.players[index] = Hot { rating: stored, league: league as u16, protected_games, ..p };
         }
         self.stored_sum = Some(sum);
         self.decayed_through = Some(now);

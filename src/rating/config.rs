@@ -235,6 +235,9 @@ impl Config {
                 format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin),
             ));
         }
+        if self.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+            return Err(ConfigError::new("protected_games", format!("must be at most 65535 (got {})", self.protected_games)));
+        }
         self.season_reset.validate("season_reset")?;
         self.decay.validate("decay", &self.leagues)?;
         let league_bonuses = self

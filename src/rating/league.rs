@@ -79,6 +79,9 @@ impl Leagues {
     /// # Errors
     /// As [`Self::new`].
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        if self.0.len() > crate::ladder::stored::MAX_LEAGUES {
+            return Err(ConfigError::new(field, format!("has {} leagues; at most 1024 are allowed", self.0.len())));
+        }
         for (i, league) in self.0.iter().enumerate() {
             let at = |name: &str| format!("{field}[{i}].{name}");
             if league.name.is_empty() {

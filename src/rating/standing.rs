@@ -97,6 +97,12 @@ impl Rules {
         // f32::MIN marks a peak an older save did not have (replaced on load).
         check_rating(p.peak_rating.max(-MAX_RATING), &format!("{name}.peak_rating"))?;
         check_finite(p.last_played, &format!("{name}.last_played"))?;
+        if p.season_games > p.games_played {
+            return Err(Error::OutOfRange { name: format!("{name}.season_games ({})", p.season_games), range: "at most games_played" });
+        }
+        if p.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+            return Err(Error::OutOfRange { name: format!("{name}.protected_games ({})", p.protected_games), range: "at most 65535" });
+        }
         let leagues = self.config.leagues.len().max(1);
         for (field, league) in [("league", p.league.unwrap_or(0)), ("peak_league", p.peak_league)] {
             if league as usize >= leagues {
