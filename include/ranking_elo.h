@@ -122,14 +122,6 @@ typedef struct EloPlayerState {
   uint8_t has_reached_2400;
 } EloPlayerState;
 
-// Two floats, laid out like Unity's `Vector2`: `x` is player 1, `y` player 2.
-typedef struct EloVector2 {
-  // Player 1's value.
-  float x;
-  // Player 2's value.
-  float y;
-} EloVector2;
-
 // A promotion or demotion ("Promoted to Gold!").
 typedef struct EloLeagueChange {
   // Position of the match in the list that caused it; for a season end or a decay, the
@@ -142,6 +134,14 @@ typedef struct EloLeagueChange {
   // League held after; above `from_league` for a promotion.
   int32_t to_league;
 } EloLeagueChange;
+
+// Two floats, laid out like Unity's `Vector2`: `x` is player 1, `y` player 2.
+typedef struct EloVector2 {
+  // Player 1's value.
+  float x;
+  // Player 2's value.
+  float y;
+} EloVector2;
 
 // One player's season, as `elo_pool_end_season` reports it before the reset.
 typedef struct EloSeasonRecord {
@@ -327,6 +327,24 @@ EloResult elo_pool_apply_teams(struct EloPool *pool,
                                const float *weights,
                                const float *score_a);
 
+// [`elo_pool_apply_teams`] reporting the promotions and demotions the matches caused, in
+// match order, into `out_events` (at most one per member entry: the last offset never
+// loses one) with the number that happened in `*out_event_count` (see
+// `elo_pool_apply_events` for the array rules).
+//
+// # Safety
+// As [`elo_pool_apply_teams`]; `out_events` valid for `events_capacity` elements,
+// `out_event_count` for one write.
+EloResult elo_pool_apply_teams_events(struct EloPool *pool,
+                                      const int32_t *members,
+                                      const int32_t *team_offsets,
+                                      int32_t match_count,
+                                      const float *weights,
+                                      const float *score_a,
+                                      struct EloLeagueChange *out_events,
+                                      int32_t events_capacity,
+                                      int32_t *out_event_count);
+
 // Applies `match_count` free-for-alls to a pool, in order, atomically. Match `m`'s
 // entrants are `entrants[offsets[m] .. offsets[m + 1]]` (player indices; `offsets` has
 // `match_count + 1` non-decreasing entries from 0) and `places` gives each entry's place
@@ -341,6 +359,23 @@ EloResult elo_pool_apply_placements(struct EloPool *pool,
                                     const int32_t *offsets,
                                     int32_t match_count,
                                     const int32_t *places);
+
+// [`elo_pool_apply_placements`] reporting the promotions and demotions the matches
+// caused, in match order, into `out_events` (at most one per entry: the last offset never
+// loses one) with the number that happened in `*out_event_count` (see
+// `elo_pool_apply_events` for the array rules).
+//
+// # Safety
+// As [`elo_pool_apply_placements`]; `out_events` valid for `events_capacity` elements,
+// `out_event_count` for one write.
+EloResult elo_pool_apply_placements_events(struct EloPool *pool,
+                                           const int32_t *entrants,
+                                           const int32_t *offsets,
+                                           int32_t match_count,
+                                           const int32_t *places,
+                                           struct EloLeagueChange *out_events,
+                                           int32_t events_capacity,
+                                           int32_t *out_event_count);
 
 // Creates an empty queue. Two players may meet when their rating difference is within
 // both players' distance `min(initial_distance + growth_per_second * waited,

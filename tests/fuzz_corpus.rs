@@ -12,13 +12,14 @@ use common::SplitMix;
 
 type Check = fn(&[u8]);
 
-const TARGETS: [(&str, Check); 6] = [
+const TARGETS: [(&str, Check); 7] = [
     ("config_json", fuzz_checks::config_json),
     ("pool_load", fuzz_checks::pool_load),
     ("batch_vs_single", fuzz_checks::batch_vs_single),
     ("pool_apply", fuzz_checks::pool_apply),
     ("matchmaker", fuzz_checks::matchmaker),
     ("group_matches", fuzz_checks::group_matches),
+    ("seasons", fuzz_checks::seasons),
 ];
 
 fn replay(target: &str, check: Check) -> usize {

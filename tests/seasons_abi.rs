@@ -177,3 +177,48 @@ fn new_player_states_are_unplaced_and_zeroed_ones_are_corrected() {
     assert_eq!((a.rating, a.league, b.league), (1612.0, 2, 2));
     unsafe { elo_config_free(config) };
 }
+
+#[test]
+fn team_and_free_for_all_lists_report_events() {
+    let pool = ffi_pool(LADDER, 0);
+    let mut states: Vec<EloPlayerState> = [1530.0, 1530.0, 1600.0, 1600.0].iter().map(|&r| EloPlayerState::from(ranking_elo::PlayerState::new(r))).collect();
+    let mut first = -1;
+    assert_eq!(unsafe { elo_pool_add_player_states(pool, states.as_mut_ptr(), 4, &mut first) }, EloResult::Ok);
+    let mut rust = Pool::new(Config::from_json(LADDER).unwrap());
+    rust.add_player_states(&states.iter().map(ranking_elo::PlayerState::from).collect::<Vec<_>>()).unwrap();
+    // Two team matches: the Silver pair beats the Gold pair twice.
+    let (members, offsets, scores) = ([0i32, 1, 2, 3, 0, 1, 2, 3], [0i32, 2, 4, 6, 8], [1.0f32, 1.0]);
+    let mut events = vec![EloLeagueChange { position: 0, player: 0, from_league: 0, to_league: 0 }; 8];
+    let mut count = -1;
+    let code = unsafe { elo_pool_apply_teams_events(pool, members.as_ptr(), offsets.as_ptr(), 2, null(), scores.as_ptr(), events.as_mut_ptr(), 8, &mut count) };
+    assert_eq!(code, EloResult::Ok);
+    let mut changes = Vec::new();
+    let (a, b) = ([0usize, 1], [2usize, 3]);
+    let team = ranking_elo::ladder::group_matches::TeamMatch::new(&a, &b, Outcome::WIN);
+    rust.apply_teams_with_events(&[team, team], &mut changes).unwrap();
+    assert!(count > 0 && count as usize == changes.len(), "{count} vs {changes:?}");
+    for (c, r) in events.iter().zip(&changes) {
+        assert_eq!((c.position, c.player, c.from_league, c.to_league), (r.position as i32, r.player as i32, r.from as i32, r.to as i32));
+    }
+    // A free-for-all: the last two finish first and second.
+    let (entrants, ffa_offsets, places) = ([0i32, 1, 2, 3], [0i32, 4], [4i32, 3, 1, 2]);
+    let code = unsafe { elo_pool_apply_placements_events(pool, entrants.as_ptr(), ffa_offsets.as_ptr(), 1, places.as_ptr(), events.as_mut_ptr(), 8, &mut count) };
+    assert_eq!(code, EloResult::Ok);
+    let mut changes = Vec::new();
+    let (e, p) = ([0usize, 1, 2, 3], [4u32, 3, 1, 2]);
+    rust.apply_placements_with_events(&[ranking_elo::ladder::group_matches::PlacementMatch { entrants: &e, places: &p }], &mut changes).unwrap();
+    assert_eq!(count as usize, changes.len());
+    for (i, state) in states(pool).iter().enumerate() {
+        assert_eq!(ranking_elo::PlayerState::from(state), rust.player(i).unwrap());
+    }
+    // Refusals: the events array over an input, a bad list (nothing applied, no count).
+    let code = unsafe { elo_pool_apply_placements_events(pool, entrants.as_ptr(), ffa_offsets.as_ptr(), 1, places.as_ptr(), places.as_ptr().cast_mut().cast(), 1, &mut count) };
+    assert_eq!(code, EloResult::OverlappingBuffers);
+    let before = states(pool);
+    let bad = [0i32, 1, 2, 9];
+    count = -7;
+    let code = unsafe { elo_pool_apply_teams_events(pool, bad.as_ptr(), [0i32, 2, 4].as_ptr(), 1, null(), scores.as_ptr(), events.as_mut_ptr(), 8, &mut count) };
+    assert_eq!(code, EloResult::IndexOutOfRange);
+    assert_eq!((states(pool), count), (before, -7));
+    unsafe { elo_pool_free(pool) };
+}

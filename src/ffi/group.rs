@@ -3,11 +3,12 @@
 //! runs of one flat array delimited by offsets, the shape C# arrays, `NativeArray` and
 //! game-server buffers have.
 
-use super::args::{arg_len, arg_ref, arg_slice, arg_slice_mut};
+use super::args::{arg_len, arg_ref, arg_slice, arg_slice_mut, Region};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use super::pool::{list_error, lock, EloPool};
 use super::rate::EloPlayerState;
+use super::season::{EloLeagueChange, EventsOut};
 use crate::ladder::group_matches::{PlacementMatch, TeamMatch};
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
@@ -105,29 +106,82 @@ pub unsafe extern "C" fn elo_rate_placements(config: *const EloConfig, players: 
 /// `score_a` for `match_count`, `members` (and `weights` unless NULL) for the last offset.
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_apply_teams(pool: *mut EloPool, members: *const i32, team_offsets: *const i32, match_count: i32, weights: *const f32, score_a: *const f32) -> EloResult {
+    ffi_boundary!(result => { unsafe { apply_teams(pool, members, team_offsets, match_count, weights, score_a, |_| Ok(None)) } })
+}
+
+/// [`elo_pool_apply_teams`] reporting the promotions and demotions the matches caused, in
+/// match order, into `out_events` (at most one per member entry: the last offset never
+/// loses one) with the number that happened in `*out_event_count` (see
+/// `elo_pool_apply_events` for the array rules).
+///
+/// # Safety
+/// As [`elo_pool_apply_teams`]; `out_events` valid for `events_capacity` elements,
+/// `out_event_count` for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply_teams_events(
+    pool: *mut EloPool,
+    members: *const i32,
+    team_offsets: *const i32,
+    match_count: i32,
+    weights: *const f32,
+    score_a: *const f32,
+    out_events: *mut EloLeagueChange,
+    events_capacity: i32,
+    out_event_count: *mut i32,
+) -> EloResult {
     ffi_boundary!(result => {
-        let count = arg_len(match_count, "match_count")?;
-        let offsets = read_offsets(unsafe { arg_slice(team_offsets, count.saturating_mul(2).saturating_add(1), "team_offsets")? }, "team_offsets")?;
-        let total = offsets.last().copied().unwrap_or(0);
-        let members = indices(unsafe { arg_slice(members, total, "members")? });
-        let weights = if weights.is_null() { None } else { Some(unsafe { arg_slice(weights, total, "weights")? }) };
-        let weights: Option<Vec<f64>> = weights.map(|w| w.iter().map(|&x| f64::from(x)).collect());
-        let scores = unsafe { arg_slice(score_a, count, "score_a")? };
-        let matches: Vec<TeamMatch<'_>> = (0..count)
-            .map(|m| {
-                let (a, b) = (offsets[2 * m]..offsets[2 * m + 1], offsets[2 * m + 1]..offsets[2 * m + 2]);
-                TeamMatch {
-                    team_a: &members[a.clone()],
-                    team_b: &members[b.clone()],
-                    weights_a: weights.as_deref().map(|w| &w[a]),
-                    weights_b: weights.as_deref().map(|w| &w[b]),
-                    outcome: Outcome { score_a: f64::from(scores[m]), share_a: f64::from(scores[m]) },
-                }
+        unsafe {
+            apply_teams(pool, members, team_offsets, match_count, weights, score_a, |inputs| {
+                Ok(Some(EventsOut::new(out_events, events_capacity, out_event_count, inputs)?))
             })
-            .collect();
-        lock(pool)?.apply_teams(&matches).map_err(list_error)?;
-        Ok(())
+        }
     })
+}
+
+/// The body of the team-match functions; `events` checks the event array against the
+/// input regions.
+unsafe fn apply_teams(
+    pool: *mut EloPool,
+    members: *const i32,
+    team_offsets: *const i32,
+    match_count: i32,
+    weights: *const f32,
+    score_a: *const f32,
+    events: impl FnOnce(&[Region]) -> Result<Option<EventsOut<'static>>, FfiError>,
+) -> Result<(), FfiError> {
+    let count = arg_len(match_count, "match_count")?;
+    let offset_count = count.saturating_mul(2).saturating_add(1);
+    let offsets = read_offsets(unsafe { arg_slice(team_offsets, offset_count, "team_offsets")? }, "team_offsets")?;
+    let total = offsets.last().copied().unwrap_or(0);
+    let inputs = [Region::of(members, total), Region::of(team_offsets, offset_count), Region::of(weights, if weights.is_null() { 0 } else { total }), Region::of(score_a, count)];
+    let events = events(&inputs)?;
+    let members = indices(unsafe { arg_slice(members, total, "members")? });
+    let weights = if weights.is_null() { None } else { Some(unsafe { arg_slice(weights, total, "weights")? }) };
+    let weights: Option<Vec<f64>> = weights.map(|w| w.iter().map(|&x| f64::from(x)).collect());
+    let scores = unsafe { arg_slice(score_a, count, "score_a")? };
+    let matches: Vec<TeamMatch<'_>> = (0..count)
+        .map(|m| {
+            let (a, b) = (offsets[2 * m]..offsets[2 * m + 1], offsets[2 * m + 1]..offsets[2 * m + 2]);
+            TeamMatch {
+                team_a: &members[a.clone()],
+                team_b: &members[b.clone()],
+                weights_a: weights.as_deref().map(|w| &w[a]),
+                weights_b: weights.as_deref().map(|w| &w[b]),
+                outcome: Outcome { score_a: f64::from(scores[m]), share_a: f64::from(scores[m]) },
+            }
+        })
+        .collect();
+    let mut changes = Vec::new();
+    let mut pool = lock(pool)?;
+    match events.as_ref().is_some_and(EventsOut::wanted) {
+        true => pool.apply_teams_with_events(&matches, &mut changes),
+        false => pool.apply_teams(&matches),
+    }
+    .map_err(list_error)?;
+    if let Some(events) = events {
+        events.write(&changes);
+    }
+    Ok(())
 }
 
 /// Applies `match_count` free-for-alls to a pool, in order, atomically. Match `m`'s
@@ -141,16 +195,67 @@ pub unsafe extern "C" fn elo_pool_apply_teams(pool: *mut EloPool, members: *cons
 /// and `places` for the last offset.
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_apply_placements(pool: *mut EloPool, entrants: *const i32, offsets: *const i32, match_count: i32, places: *const i32) -> EloResult {
+    ffi_boundary!(result => { unsafe { apply_placements(pool, entrants, offsets, match_count, places, |_| Ok(None)) } })
+}
+
+/// [`elo_pool_apply_placements`] reporting the promotions and demotions the matches
+/// caused, in match order, into `out_events` (at most one per entry: the last offset never
+/// loses one) with the number that happened in `*out_event_count` (see
+/// `elo_pool_apply_events` for the array rules).
+///
+/// # Safety
+/// As [`elo_pool_apply_placements`]; `out_events` valid for `events_capacity` elements,
+/// `out_event_count` for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_apply_placements_events(
+    pool: *mut EloPool,
+    entrants: *const i32,
+    offsets: *const i32,
+    match_count: i32,
+    places: *const i32,
+    out_events: *mut EloLeagueChange,
+    events_capacity: i32,
+    out_event_count: *mut i32,
+) -> EloResult {
     ffi_boundary!(result => {
-        let count = arg_len(match_count, "match_count")?;
-        let offsets = read_offsets(unsafe { arg_slice(offsets, count.saturating_add(1), "offsets")? }, "offsets")?;
-        let total = offsets.last().copied().unwrap_or(0);
-        let entrants = indices(unsafe { arg_slice(entrants, total, "entrants")? });
-        let places: Vec<u32> = unsafe { arg_slice(places, total, "places")? }.iter().map(|&p| u32::try_from(p).unwrap_or(0)).collect();
-        let matches: Vec<PlacementMatch<'_>> = (0..count)
-            .map(|m| PlacementMatch { entrants: &entrants[offsets[m]..offsets[m + 1]], places: &places[offsets[m]..offsets[m + 1]] })
-            .collect();
-        lock(pool)?.apply_placements(&matches).map_err(list_error)?;
-        Ok(())
+        unsafe {
+            apply_placements(pool, entrants, offsets, match_count, places, |inputs| {
+                Ok(Some(EventsOut::new(out_events, events_capacity, out_event_count, inputs)?))
+            })
+        }
     })
+}
+
+/// The body of the free-for-all functions; `events` checks the event array against the
+/// input regions.
+unsafe fn apply_placements(
+    pool: *mut EloPool,
+    entrants: *const i32,
+    offsets: *const i32,
+    match_count: i32,
+    places: *const i32,
+    events: impl FnOnce(&[Region]) -> Result<Option<EventsOut<'static>>, FfiError>,
+) -> Result<(), FfiError> {
+    let count = arg_len(match_count, "match_count")?;
+    let offsets_len = count.saturating_add(1);
+    let offset_values = read_offsets(unsafe { arg_slice(offsets, offsets_len, "offsets")? }, "offsets")?;
+    let total = offset_values.last().copied().unwrap_or(0);
+    let inputs = [Region::of(entrants, total), Region::of(offsets, offsets_len), Region::of(places, total)];
+    let events = events(&inputs)?;
+    let entrants = indices(unsafe { arg_slice(entrants, total, "entrants")? });
+    let places: Vec<u32> = unsafe { arg_slice(places, total, "places")? }.iter().map(|&p| u32::try_from(p).unwrap_or(0)).collect();
+    let matches: Vec<PlacementMatch<'_>> = (0..count)
+        .map(|m| PlacementMatch { entrants: &entrants[offset_values[m]..offset_values[m + 1]], places: &places[offset_values[m]..offset_values[m + 1]] })
+        .collect();
+    let mut changes = Vec::new();
+    let mut pool = lock(pool)?;
+    match events.as_ref().is_some_and(EventsOut::wanted) {
+        true => pool.apply_placements_with_events(&matches, &mut changes),
+        false => pool.apply_placements(&matches),
+    }
+    .map_err(list_error)?;
+    if let Some(events) = events {
+        events.write(&changes);
+    }
+    Ok(())
 }

@@ -344,3 +344,120 @@ pub fn matchmaker(data: &[u8]) {
         assert_eq!(queue.len(), waiting.len());
     }
 }
+
+/// Season configurations: hysteresis with protection, decay by league and by rating,
+/// per-league reset shares, integer rounding, a zero-sum ladder.
+pub const SEASON_CONFIGS: [&str; 3] = [
+    r#"{"k_policy":{"policy":"league"},"demotion_margin":30,"protected_games":2,"leagues":[{"name":"B","min_rating":0,"k":40},{"name":"S","min_rating":1450,"k":32,"season_keep":0.8},{"name":"G","min_rating":1550,"k":24,"victory_bonus":2,"season_keep":0.25}],"season_reset":{"keep":0.5},"decay":{"grace_days":1,"points_per_day":7,"min_league":1}}"#,
+    r#"{"rounding":"half_away_from_zero","min_rating":1000,"demotion_margin":15,"leagues":[{"name":"L","min_rating":0,"k":1},{"name":"M","min_rating":1500,"k":1},{"name":"H","min_rating":1600,"k":1}],"season_reset":{"anchor":"pool_mean","keep":0.3},"decay":{"grace_days":0.5,"points_per_day":3,"min_rating":1520,"floor":1510}}"#,
+    r#"{"zero_sum_total":15000,"protected_games":65535,"demotion_margin":1e12,"leagues":[{"name":"A","min_rating":0,"k":1},{"name":"B","min_rating":1500,"k":1}],"season_reset":{"anchor":"pool_mean","keep":0}, "decay":{"grace_days":0,"points_per_day":1000}}"#,
+];
+
+/// The held league of every player of a pool.
+fn held_leagues(pool: &Pool) -> Vec<u32> {
+    (0..pool.len()).map(|i| pool.player(i).and_then(|p| p.league).expect("pools place every player")).collect()
+}
+
+/// A season's operations in any order (match lists with events, clock changes, decay,
+/// season ends, states set by hand): the events replay to the leagues the pool holds,
+/// list application equals one match at a time, a refused operation changes nothing, a
+/// season end reports the records and keeps a zero-sum total, and the pool's state
+/// invariants hold (a league the rules have, peaks at least the held league, protection
+/// within the setting, season games at most games); the save round trips.
+pub fn seasons(data: &[u8]) {
+    use ranking_elo::pool::MatchOutputs;
+    let mut bytes = Bytes::new(data);
+    let rules = Config::from_json(SEASON_CONFIGS[usize::from(bytes.u8()) % SEASON_CONFIGS.len()]).expect("valid");
+    let players = 2 + usize::from(bytes.u8() % 20);
+    let mut pool = Pool::new(rules.clone());
+    pool.add_players(players);
+    let mut held = held_leagues(&pool);
+    let leagues = rules.config().leagues.len() as u32;
+    while !bytes.is_empty() {
+        let before = pool.clone();
+        match bytes.u8() % 6 {
+            0 | 1 => {
+                let matches = matches_from(&mut bytes, players);
+                let mut events = Vec::new();
+                let outputs = MatchOutputs { events: Some(&mut events), ..MatchOutputs::default() };
+                match pool.apply(&matches, Some(outputs)) {
+                    Ok(()) => {
+                        let mut single = before.clone();
+                        for m in &matches {
+                            single.apply(std::slice::from_ref(m), None).expect("valid alone");
+                        }
+                        assert!(single == pool, "list and one at a time agree");
+                        for e in &events {
+                            assert_eq!(held[e.player], e.from, "event {e:?} starts from the held league");
+                            held[e.player] = e.to;
+                        }
+                    }
+                    Err(_) => assert!(pool == before && events.is_empty(), "a refused list changes nothing"),
+                }
+            }
+            2 => {
+                let seconds = match bytes.u8() % 4 {
+                    0 => f64::from(bytes.f32()),
+                    _ => pool.clock() + f64::from(bytes.u8()) * 3600.0,
+                };
+                if pool.set_clock(seconds).is_err() {
+                    assert!(!seconds.is_finite() && pool == before);
+                }
+            }
+            3 => {
+                let now = pool.decayed_through().unwrap_or(0.0).max(pool.clock()) + f64::from(bytes.u8()) * 7200.0 - 3600.0;
+                let mut events = Vec::new();
+                match pool.apply_decay(now, Some(&mut events)) {
+                    Ok(_) => {
+                        for e in &events {
+                            assert!(e.to < e.from && held[e.player] == e.from, "decay only demotes: {e:?}");
+                            held[e.player] = e.to;
+                        }
+                    }
+                    Err(_) => assert!(pool == before && events.is_empty(), "a refused decay changes nothing"),
+                }
+            }
+            4 => {
+                let mut events = Vec::new();
+                let records = pool.end_season(Some(&mut events));
+                for (i, record) in records.iter().enumerate() {
+                    let old = before.player(i).expect("in range");
+                    assert_eq!((record.rating, record.league, record.games, record.wins), (old.rating, old.league.expect("placed"), old.season_games, old.season_wins));
+                    let now = pool.player(i).expect("in range");
+                    assert_eq!((now.season_games, now.season_wins, now.protected_games), (0, 0, 0));
+                }
+                if let Some(total) = rules.config().zero_sum_total {
+                    assert!((pool.refresh_total() - total).abs() <= 1e-6 * total.abs().max(1.0), "a reset leaves the zero-sum total");
+                }
+                for e in &events {
+                    assert_eq!(held[e.player], e.from);
+                    held[e.player] = e.to;
+                }
+            }
+            _ => {
+                let index = usize::from(bytes.u8()) % players;
+                let state = PlayerState {
+                    league: (bytes.u8() % 2 == 0).then(|| u32::from(bytes.u8() % 5)),
+                    protected_games: u32::from(bytes.u8() % 4),
+                    games_played: u32::from(bytes.u8()),
+                    season_games: u32::from(bytes.u8() % 8),
+                    last_played: f64::from(bytes.f32()),
+                    ..PlayerState::new(bytes.f32())
+                };
+                match pool.set_player(index, state) {
+                    Ok(()) => held[index] = pool.player(index).and_then(|p| p.league).expect("placed"),
+                    Err(_) => assert!(pool == before, "a refused state changes nothing"),
+                }
+            }
+        }
+        assert_eq!(held, held_leagues(&pool), "events replay to the held leagues");
+        for i in 0..players {
+            let p = pool.player(i).expect("in range");
+            let league = p.league.expect("placed");
+            assert!(league < leagues.max(1) && p.peak_league >= league && p.peak_league < leagues.max(1), "{p:?}");
+            assert!(p.season_games <= p.games_played && p.last_played.is_finite() && p.peak_rating.is_finite(), "{p:?}");
+        }
+        check_ratings(&pool);
+    }
+    check_pool(&pool);
+}

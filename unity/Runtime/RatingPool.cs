@@ -303,18 +303,37 @@ namespace RankingElo
         /// <param name="teamOffsets">Where each team's run starts, and the end.</param>
         /// <param name="scoreA">Team A's score per match.</param>
         /// <param name="weights">Empty, or one weight per entry of <paramref name="members"/>.</param>
-        public unsafe void ApplyTeams(ReadOnlySpan<int> members, ReadOnlySpan<int> teamOffsets, ReadOnlySpan<float> scoreA, ReadOnlySpan<float> weights)
+        public void ApplyTeams(ReadOnlySpan<int> members, ReadOnlySpan<int> teamOffsets, ReadOnlySpan<float> scoreA, ReadOnlySpan<float> weights)
+        {
+            ApplyTeams(members, teamOffsets, scoreA, weights, Span<LeagueChange>.Empty);
+        }
+
+        /// <summary>
+        /// Applies team matches (see the overload without events) and reports the promotions
+        /// and demotions they caused, in match order. Allocates nothing.
+        /// </summary>
+        /// <param name="members">Player indices of every team, one run per team.</param>
+        /// <param name="teamOffsets">Where each team's run starts, and the end.</param>
+        /// <param name="scoreA">Team A's score per match.</param>
+        /// <param name="weights">Empty, or one weight per entry of <paramref name="members"/>.</param>
+        /// <param name="events">Receives the league changes (at most one per entry of <paramref name="members"/>), or empty.</param>
+        /// <returns>How many league changes happened (more than <paramref name="events"/> holds means some were not written).</returns>
+        public unsafe int ApplyTeams(ReadOnlySpan<int> members, ReadOnlySpan<int> teamOffsets, ReadOnlySpan<float> scoreA, ReadOnlySpan<float> weights, Span<LeagueChange> events)
         {
             int matches = scoreA.Length;
             Arrays.RequireSpanLength(teamOffsets.Length, "teamOffsets", 2 * matches + 1);
             if (weights.Length != 0) Arrays.RequireSpanLength(weights.Length, "weights", members.Length);
             if (teamOffsets[2 * matches] != members.Length) throw new EloArgumentException(EloError.InvalidLength, "teamOffsets ends at " + teamOffsets[2 * matches] + " but members has " + members.Length + " entries");
+            int happened = 0;
             using (var lease = Lease())
             fixed (int* m = &members.GetPinnableReference(), o = &teamOffsets.GetPinnableReference())
             fixed (float* s = &scoreA.GetPinnableReference(), w = &weights.GetPinnableReference())
+            fixed (LeagueChange* e = &events.GetPinnableReference())
             {
-                ThrowHelper.Check(NativeMethods.elo_pool_apply_teams(Pool(lease), m, o, matches, weights.Length == 0 ? null : w, s));
+                ThrowHelper.Check(NativeMethods.elo_pool_apply_teams_events(Pool(lease), m, o, matches, weights.Length == 0 ? null : w, s,
+                    (EloLeagueChange*)e, events.Length, events.Length == 0 ? null : &happened));
             }
+            return happened;
         }
 
         /// <summary>Applies team matches given as arrays (see the span overload).</summary>
@@ -340,16 +359,34 @@ namespace RankingElo
         /// <param name="entrants">Player indices, one run per match.</param>
         /// <param name="offsets">Where each match's run starts, and the end (<c>matches + 1</c> entries).</param>
         /// <param name="places">One place per entry of <paramref name="entrants"/>.</param>
-        public unsafe void ApplyPlacements(ReadOnlySpan<int> entrants, ReadOnlySpan<int> offsets, ReadOnlySpan<int> places)
+        public void ApplyPlacements(ReadOnlySpan<int> entrants, ReadOnlySpan<int> offsets, ReadOnlySpan<int> places)
+        {
+            ApplyPlacements(entrants, offsets, places, Span<LeagueChange>.Empty);
+        }
+
+        /// <summary>
+        /// Applies free-for-alls (see the overload without events) and reports the promotions
+        /// and demotions they caused, in match order. Allocates nothing.
+        /// </summary>
+        /// <param name="entrants">Player indices, one run per match.</param>
+        /// <param name="offsets">Where each match's run starts, and the end (<c>matches + 1</c> entries).</param>
+        /// <param name="places">One place per entry of <paramref name="entrants"/>.</param>
+        /// <param name="events">Receives the league changes (at most one per entry), or empty.</param>
+        /// <returns>How many league changes happened.</returns>
+        public unsafe int ApplyPlacements(ReadOnlySpan<int> entrants, ReadOnlySpan<int> offsets, ReadOnlySpan<int> places, Span<LeagueChange> events)
         {
             if (offsets.Length == 0) throw new EloArgumentException(EloError.InvalidLength, "offsets needs at least one entry (0)");
             Arrays.RequireSpanLength(places.Length, "places", entrants.Length);
             if (offsets[offsets.Length - 1] != entrants.Length) throw new EloArgumentException(EloError.InvalidLength, "offsets ends at " + offsets[offsets.Length - 1] + " but entrants has " + entrants.Length + " entries");
+            int happened = 0;
             using (var lease = Lease())
             fixed (int* e = &entrants.GetPinnableReference(), o = &offsets.GetPinnableReference(), p = &places.GetPinnableReference())
+            fixed (LeagueChange* ev = &events.GetPinnableReference())
             {
-                ThrowHelper.Check(NativeMethods.elo_pool_apply_placements(Pool(lease), e, o, offsets.Length - 1, p));
+                ThrowHelper.Check(NativeMethods.elo_pool_apply_placements_events(Pool(lease), e, o, offsets.Length - 1, p,
+                    (EloLeagueChange*)ev, events.Length, events.Length == 0 ? null : &happened));
             }
+            return happened;
         }
 
         /// <summary>Applies free-for-alls given as arrays (see the span overload).</summary>

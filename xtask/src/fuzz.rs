@@ -10,7 +10,7 @@ use crate::root;
 use crate::tools::Step;
 
 /// The targets, as `fuzz/Cargo.toml` names them.
-pub const TARGETS: [&str; 6] = ["config_json", "pool_load", "batch_vs_single", "pool_apply", "matchmaker", "group_matches"];
+pub const TARGETS: [&str; 7] = ["config_json", "pool_load", "batch_vs_single", "pool_apply", "matchmaker", "group_matches", "seasons"];
 
 /// Runs the fuzzers; `args` are `--seconds N` and optional target names.
 pub fn fuzz(args: &[String]) -> Result<(), String> {

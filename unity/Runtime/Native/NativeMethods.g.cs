@@ -611,6 +611,19 @@ namespace RankingElo.Native
         internal static extern EloResult elo_pool_apply_teams(EloPool* pool, int* members, int* team_offsets, int match_count, float* weights, float* score_a);
 
         /// <summary>
+        ///  [`elo_pool_apply_teams`] reporting the promotions and demotions the matches caused, in
+        ///  match order, into `out_events` (at most one per member entry: the last offset never
+        ///  loses one) with the number that happened in `*out_event_count` (see
+        ///  `elo_pool_apply_events` for the array rules).
+        ///
+        ///  # Safety
+        ///  As [`elo_pool_apply_teams`]; `out_events` valid for `events_capacity` elements,
+        ///  `out_event_count` for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_teams_events", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_teams_events(EloPool* pool, int* members, int* team_offsets, int match_count, float* weights, float* score_a, EloLeagueChange* out_events, int events_capacity, int* out_event_count);
+
+        /// <summary>
         ///  Applies `match_count` free-for-alls to a pool, in order, atomically. Match `m`'s
         ///  entrants are `entrants[offsets[m] .. offsets[m + 1]]` (player indices; `offsets` has
         ///  `match_count + 1` non-decreasing entries from 0) and `places` gives each entry's place
@@ -623,6 +636,19 @@ namespace RankingElo.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_pool_apply_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_pool_apply_placements(EloPool* pool, int* entrants, int* offsets, int match_count, int* places);
+
+        /// <summary>
+        ///  [`elo_pool_apply_placements`] reporting the promotions and demotions the matches
+        ///  caused, in match order, into `out_events` (at most one per entry: the last offset never
+        ///  loses one) with the number that happened in `*out_event_count` (see
+        ///  `elo_pool_apply_events` for the array rules).
+        ///
+        ///  # Safety
+        ///  As [`elo_pool_apply_placements`]; `out_events` valid for `events_capacity` elements,
+        ///  `out_event_count` for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_apply_placements_events", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_apply_placements_events(EloPool* pool, int* entrants, int* offsets, int match_count, int* places, EloLeagueChange* out_events, int events_capacity, int* out_event_count);
 
         /// <summary>
         ///  Sets the pool's clock: the caller's time in seconds (any finite value, for example

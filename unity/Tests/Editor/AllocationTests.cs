@@ -57,6 +57,12 @@ namespace RankingElo.Tests
                 Assert.AreEqual(0, AllocatedBy(() => pool.Apply(new ReadOnlySpan<int>(a), new ReadOnlySpan<int>(b), new ReadOnlySpan<float>(scores))), "Apply(Span)");
                 Assert.AreEqual(0, AllocatedBy(() => pool.Apply(new ReadOnlySpan<int>(a), new ReadOnlySpan<int>(b), new ReadOnlySpan<float>(scores), new Span<float>(deltas), Span<float>.Empty, Span<float>.Empty)), "Apply(Span, outputs)");
                 Assert.AreEqual(0, AllocatedBy(() => pool.Apply(a, b, scores)), "Apply(arrays)");
+                var events = new LeagueChange[Players];
+                int eventCount;
+                double now = 0;
+                Assert.AreEqual(0, AllocatedBy(() => pool.Apply(new ReadOnlySpan<int>(a), new ReadOnlySpan<int>(b), new ReadOnlySpan<float>(scores), new Span<LeagueChange>(events))), "Apply(Span, events)");
+                Assert.AreEqual(0, AllocatedBy(() => pool.ApplyDecay(now += 86400, new Span<LeagueChange>(events), out eventCount)), "ApplyDecay(Span)");
+                Assert.AreEqual(0, AllocatedBy(() => pool.Clock = now), "Clock");
 
                 // The spans give what the allocating overloads give.
                 pool.Top(new Span<int>(top));

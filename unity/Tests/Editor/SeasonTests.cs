@@ -140,6 +140,24 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void TeamAndFreeForAllListsReportEvents()
+        {
+            using (RatingPool pool = NewPool(Ladder(), new PlayerState(1540f), new PlayerState(1545f), new PlayerState(1600f), new PlayerState(1600f)))
+            {
+                var events = new LeagueChange[8];
+                int happened = pool.ApplyTeams(new[] { 0, 1, 2, 3 }, new[] { 0, 2, 4 }, new[] { 1f }, ReadOnlySpan<float>.Empty, events);
+                Assert.AreEqual(2, happened);
+                Assert.AreEqual(0, events[0].Player);
+                Assert.AreEqual(1, events[1].Player);
+                Assert.IsTrue(events[0].IsPromotion && events[1].IsPromotion);
+                Assert.AreEqual(2, pool.LeagueOf(1));
+                int ffa = pool.ApplyPlacements(new[] { 0, 1, 2, 3 }, new[] { 0, 4 }, new[] { 1, 2, 3, 4 }, events);
+                Assert.GreaterOrEqual(ffa, 0);
+                for (int i = 0; i < ffa; i++) Assert.AreEqual(0, events[i].Position);
+            }
+        }
+
+        [Test]
         public void NewPlayerStatesAreUnplaced()
         {
             var state = new PlayerState(1700f);
