@@ -779,7 +779,7 @@ EloResult elo_pool_set_clock(struct EloPool *pool, double seconds);
 // `pool` must be a live handle; `out_seconds` valid for one write.
 EloResult elo_pool_get_clock(const struct EloPool *pool, double *out_seconds);
 
-// [`elo_pool_apply`] reporting the promotions and demotions the matches caused, in match
+// `elo_pool_apply`, reporting the promotions and demotions the matches caused, in match
 // order, into `out_events` (at most 2 per match: `2 * count` never loses one) with the
 // number that happened in `*out_event_count`. `out_events` may be NULL with
 // `events_capacity` 0 (then `out_event_count` may be NULL too).

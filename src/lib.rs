@@ -19,7 +19,9 @@
 //! The formulas, defaults and reference values are those of the project's
 //! specification (SPEC.md): expected score ([`expected`]), outcomes ([`outcome`]), the
 //! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
-//! ([`Rules::streak_multiplier`]) and the configuration ([`config`]).
+//! ([`Rules::streak_multiplier`]) and the configuration ([`config`]). Ladders add pools
+//! ([`pool`]), leagues with hysteresis ([`standing`]), seasons with soft resets and
+//! inactivity decay ([`season`], [`rating::season`]) and saves ([`save`]).
 //!
 //! ## Valid ranges
 //!

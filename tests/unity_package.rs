@@ -280,8 +280,8 @@ fn dll_imports(source: &str) -> BTreeMap<String, (String, String)> {
 }
 
 /// The hand-written public declarations Burst calls (`Runtime/Burst/EloBurst.cs`) agree
-/// with the generated ones (handles as `IntPtr`, the result as `uint`, `EloPlayerState` as
-/// the layout-identical `PlayerState`), so they cannot drift from the Rust signatures.
+/// with the generated ones (handles as `IntPtr`, the result as `uint`, `EloPlayerState` and
+/// `EloLeagueChange` as the layout-identical `PlayerState` and `LeagueChange`), so they cannot drift from the Rust signatures.
 #[test]
 fn burst_declarations_match_the_generated_ones() {
     let generated = dll_imports(&fs::read_to_string(package().join("Runtime/Native/NativeMethods.g.cs")).unwrap());
@@ -295,7 +295,8 @@ fn burst_declarations_match_the_generated_ones() {
             .replace("EloConfig*", "IntPtr")
             .replace("EloPool*", "IntPtr")
             .replace("EloMatchmaker*", "IntPtr")
-            .replace("EloPlayerState*", "PlayerState*");
+            .replace("EloPlayerState*", "PlayerState*")
+            .replace("EloLeagueChange*", "LeagueChange*");
         assert_eq!(params, &normalized, "{entry}: parameters");
         assert_eq!((gen_returns.as_str(), returns.as_str()), ("EloResult", "uint"), "{entry}: result");
     }

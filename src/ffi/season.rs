@@ -143,7 +143,7 @@ pub unsafe extern "C" fn elo_pool_get_clock(pool: *const EloPool, out_seconds: *
     })
 }
 
-/// [`elo_pool_apply`] reporting the promotions and demotions the matches caused, in match
+/// `elo_pool_apply`, reporting the promotions and demotions the matches caused, in match
 /// order, into `out_events` (at most 2 per match: `2 * count` never loses one) with the
 /// number that happened in `*out_event_count`. `out_events` may be NULL with
 /// `events_capacity` 0 (then `out_event_count` may be NULL too).

@@ -214,7 +214,9 @@ impl Pool {
                 continue;
             }
             moved_count += 1;
-            let league = self.rules.config.leagues.settle(held as usize, new_rating, margin, false) as u32;
+            // Decay can demote, never promote (a rating a zero-sum shift lifted past a bound
+            // waits for the player's next game).
+            let league = (self.rules.config.leagues.settle(held as usize, new_rating, margin, false) as u32).min(held);
             let stored = self.relative(new_rating);
             sum.replace(p.rating, stored);
             report(events.as_deref_mut(), index, index, Some(held), Some(league));

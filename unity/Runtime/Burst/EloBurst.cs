@@ -204,6 +204,43 @@ namespace RankingElo.Burst
             return elo_pool_apply_placements(pool.Pool, entrants, offsets, matchCount, places);
         }
 
+        /// <summary>Sets the pool's clock in seconds, stamped on the following matches (<c>elo_pool_set_clock</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="seconds">The time (finite).</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolSetClock(EloPoolHandle pool, double seconds)
+        {
+            return elo_pool_set_clock(pool.Pool, seconds);
+        }
+
+        /// <summary>Applies matches and reports promotions and demotions (<c>elo_pool_apply_events</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="count">Number of matches.</param>
+        /// <param name="events">Receives the league changes (at most two per match).</param>
+        /// <param name="eventsCapacity">Elements <paramref name="events"/> holds.</param>
+        /// <param name="eventCount">Receives how many changes happened.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolApplyEvents(EloPoolHandle pool, int* playerA, int* playerB, float* scoreA, int count, LeagueChange* events, int eventsCapacity, int* eventCount)
+        {
+            return elo_pool_apply_events(pool.Pool, playerA, playerB, scoreA, count, events, eventsCapacity, eventCount);
+        }
+
+        /// <summary>Applies inactivity decay up to <paramref name="now"/> (<c>elo_pool_apply_decay</c>).</summary>
+        /// <param name="pool">The pool.</param>
+        /// <param name="now">The time in seconds (not earlier than the previous decay's).</param>
+        /// <param name="events">Receives the demotions, or NULL.</param>
+        /// <param name="eventsCapacity">Elements <paramref name="events"/> holds.</param>
+        /// <param name="eventCount">Receives how many changes happened, or NULL.</param>
+        /// <param name="decayed">Receives how many ratings moved, or NULL.</param>
+        /// <returns>The result code; 0 on success.</returns>
+        public static uint PoolApplyDecay(EloPoolHandle pool, double now, LeagueChange* events, int eventsCapacity, int* eventCount, int* decayed)
+        {
+            return elo_pool_apply_decay(pool.Pool, now, events, eventsCapacity, eventCount, decayed);
+        }
+
         /// <summary>The message of the last failure on the calling thread (managed code only: it allocates a string).</summary>
         /// <returns>The engine's message.</returns>
         public static string LastErrorMessage()
@@ -250,6 +287,18 @@ namespace RankingElo.Burst
         /// <summary><c>elo_pool_apply_placements</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_apply_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         public static extern uint elo_pool_apply_placements(IntPtr pool, int* entrants, int* offsets, int match_count, int* places);
+
+        /// <summary><c>elo_pool_set_clock</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_set_clock", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_set_clock(IntPtr pool, double seconds);
+
+        /// <summary><c>elo_pool_apply_events</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_apply_events", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_apply_events(IntPtr pool, int* player_a, int* player_b, float* score_a, int count, LeagueChange* out_events, int events_capacity, int* out_event_count);
+
+        /// <summary><c>elo_pool_apply_decay</c>, as declared in the C header.</summary>
+        [DllImport(Library, EntryPoint = "elo_pool_apply_decay", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        public static extern uint elo_pool_apply_decay(IntPtr pool, double now, LeagueChange* out_events, int events_capacity, int* out_event_count, int* out_decayed);
 
         /// <summary><c>elo_pool_get_leagues</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_get_leagues", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

@@ -80,6 +80,45 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void SeasonEntryPointsMatchTheManagedPool()
+        {
+            var settings = new EloSettings { DemotionMargin = 10 };
+            settings.Leagues.Add(new League("Low", 0f, 32));
+            settings.Leagues.Add(new League("High", 1510f, 32));
+            settings.Decay.GraceDays = 0;
+            settings.Decay.PointsPerDay = 5;
+            using (var rules = new EloRules(settings))
+            using (var managed = new RatingPool(rules))
+            using (var burst = new RatingPool(rules))
+            {
+                managed.AddPlayers(4);
+                burst.AddPlayers(4);
+                int[] a = { 0, 2 };
+                int[] b = { 1, 3 };
+                float[] s = { 1f, 1f };
+                managed.Clock = 100;
+                var managedEvents = managed.ApplyWithEvents(a, b, s);
+                int managedDecayed = managed.ApplyDecay(100 + 2 * 86400.0);
+                var events = new LeagueChange[4];
+                int count, decayed;
+                EloPoolHandle handle = burst.BurstHandle;
+                fixed (int* pa = a, pb = b)
+                fixed (float* ps = s)
+                fixed (LeagueChange* pe = events)
+                {
+                    Assert.AreEqual(EloBurst.Ok, EloBurst.PoolSetClock(handle, 100));
+                    Assert.AreEqual(EloBurst.Ok, EloBurst.PoolApplyEvents(handle, pa, pb, ps, 2, pe, 4, &count));
+                    Assert.AreEqual(managedEvents.Length, count);
+                    for (int i = 0; i < count; i++) Assert.AreEqual(managedEvents[i].Player, events[i].Player);
+                    Assert.AreEqual(EloBurst.Ok, EloBurst.PoolApplyDecay(handle, 100 + 2 * 86400.0, null, 0, null, &decayed));
+                    Assert.AreEqual(managedDecayed, decayed);
+                    Assert.AreEqual((uint)EloError.NotFinite, EloBurst.PoolSetClock(handle, double.NaN));
+                }
+                for (int i = 0; i < 4; i++) Assert.AreEqual(RankingELOTests.Bits(managed[i].Rating), RankingELOTests.Bits(burst[i].Rating), "player " + i);
+            }
+        }
+
+        [Test]
         public void GroupEntryPointsMatchTheManagedRules()
         {
             using (var rules = new EloRules())
