@@ -74,5 +74,24 @@ namespace RankingElo.Tests.Mono
                 population.Dispose();
             }
         }
+
+        [Test]
+        public void SeasonsEndWithRecordsAndReportLeagueChanges()
+        {
+            using (var population = new Population(40, 2025))
+            {
+                Assert.AreEqual(400, population.PlayMatches(400));
+                Assert.IsNotNull(population.LastLeagueChange, "400 matches move somebody across a league bound");
+                StringAssert.IsMatch("^Player [0-9]+ (promoted|demoted) to (Bronze|Silver|Gold|Platinum)$", population.LastLeagueChange);
+                SeasonRecord[] records = population.EndSeason();
+                Assert.AreEqual(40, records.Length);
+                uint games = 0;
+                foreach (SeasonRecord record in records) games += record.Games;
+                Assert.AreEqual(800u, games, "two players per match");
+                Assert.AreEqual(1, population.SeasonsEnded);
+                Assert.IsNull(population.LastLeagueChange);
+                Assert.AreEqual(400, population.PlayMatches(400), "the queue works after the reset");
+            }
+        }
     }
 }

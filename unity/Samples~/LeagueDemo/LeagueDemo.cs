@@ -4,10 +4,11 @@ using UnityEngine;
 namespace RankingElo.Samples
 {
     /// <summary>
-    /// League Demo: a population with hidden skills plays rated matches. The screen shows a
+    /// League Demo: a population with hidden skills plays rated matches in seasons. The screen shows a
     /// leaderboard in aligned columns, the leagues' colours with a legend and counts, a scatter
     /// of rating against hidden skill, and the top players' ratings over time, all drawn with
-    /// IMGUI (no assets, no extra package). The view is refreshed only when matches are played,
+    /// IMGUI (no assets, no extra package), with the latest promotion or demotion and an "End
+    /// season" button (records, then the soft reset). The view is refreshed only when matches are played,
     /// into buffers made once, so drawing allocates nothing per GUI event.
     /// </summary>
     public sealed class LeagueDemo : MonoBehaviour
@@ -47,6 +48,7 @@ namespace RankingElo.Samples
         private string[] legend;
         private string title;
         private string playManyLabel;
+        private string news;
         private readonly int[] trackedPlayers = new int[Tracked];
         private readonly float[,] history = new float[Tracked, HistoryLength];
         private int historyCount;
@@ -85,7 +87,8 @@ namespace RankingElo.Samples
             {
                 legend[league] = Population.LeagueNames[league] + " " + leagueCounts[league];
             }
-            title = "Ranking ELO - League Demo (" + population.MatchesPlayed + " matches)";
+            title = "Ranking ELO - League Demo (season " + (population.SeasonsEnded + 1) + ", " + population.MatchesPlayed + " matches)";
+            if (population.LastLeagueChange != null) news = population.LastLeagueChange + "!";
             if (historyCount == 0)
             {
                 for (int t = 0; t < Tracked && t < ranked; t++) trackedPlayers[t] = ranking[t];
@@ -109,13 +112,24 @@ namespace RankingElo.Samples
             bool changed = false;
             if (GUILayout.Button("Play 1 match")) changed = population.PlayMatch();
             if (GUILayout.Button(playManyLabel)) changed = population.PlayMatches(batchSize) > 0;
+            if (GUILayout.Button("End season"))
+            {
+                SeasonRecord[] records = population.EndSeason();
+                int top = 0;
+                for (int i = 1; i < records.Length; i++)
+                    if (records[i].PeakRating > records[top].PeakRating) top = i;
+                news = "Season " + population.SeasonsEnded + " ended: best peak Player " + (top + 1) + " (" + records[top].PeakRating.ToString("F0", CultureInfo.InvariantCulture) + "); ratings reset halfway";
+                changed = true;
+            }
             if (GUILayout.Button("Reset"))
             {
                 population.Reset();
                 historyCount = 0;
+                news = null;
                 changed = true;
             }
             GUILayout.EndHorizontal();
+            if (news != null) GUILayout.Label(news);
             DrawLegend();
             GUILayout.Label(" #  player       rating   skill  league");
             for (int place = 0; place < ranked; place++)

@@ -38,6 +38,7 @@ namespace RankingElo.Samples
         private int idleLimit;
         private Random random;
         private double clock;
+        private LeagueChange[] events;
 
         /// <summary>Creates a population of <paramref name="size"/> players, all at the initial rating.</summary>
         /// <param name="size">Number of players (at least 2).</param>
@@ -50,23 +51,54 @@ namespace RankingElo.Samples
             skills = new float[size];
             pairA = new ulong[size / 2];
             pairB = new ulong[size / 2];
+            events = new LeagueChange[size];
             Reset();
         }
 
-        /// <summary>Bronze, Silver, Gold and Platinum leagues with a K each; victories in Bronze earn a small bonus.</summary>
+        /// <summary>
+        /// Bronze, Silver, Gold and Platinum leagues with a K each; victories in Bronze earn a
+        /// small bonus. Demotion waits 40 points below a league's bound and for 3 games after a
+        /// promotion; a season's end keeps half of each rating's distance to 1200 (Platinum a
+        /// quarter).
+        /// </summary>
         /// <returns>The settings used by the demo.</returns>
         public static EloSettings DemoSettings()
         {
-            var settings = new EloSettings { KPolicy = KPolicy.League(), InitialRating = 1200f, MinRating = 800f };
+            var settings = new EloSettings { KPolicy = KPolicy.League(), InitialRating = 1200f, MinRating = 800f, DemotionMargin = 40, ProtectedGames = 3 };
+            settings.SeasonReset.Keep = 0.5;
             settings.Leagues.Add(new League(LeagueNames[0], 0f, 40) { VictoryBonus = 2 });
             settings.Leagues.Add(new League(LeagueNames[1], 1300f, 32));
             settings.Leagues.Add(new League(LeagueNames[2], 1500f, 24));
-            settings.Leagues.Add(new League(LeagueNames[3], 1700f, 16));
+            settings.Leagues.Add(new League(LeagueNames[3], 1700f, 16) { SeasonKeep = 0.25 });
             return settings;
         }
 
         /// <summary>Matches played since the last reset.</summary>
         public int MatchesPlayed { get; private set; }
+
+        /// <summary>Seasons ended since the last reset.</summary>
+        public int SeasonsEnded { get; private set; }
+
+        /// <summary>The latest promotion or demotion as a sentence ("Player 7 promoted to Gold"), or null.</summary>
+        public string LastLeagueChange { get; private set; }
+
+        /// <summary>
+        /// Ends the season: the records (league held, games, wins) come back before the soft
+        /// reset pulls every rating halfway to the initial rating.
+        /// </summary>
+        /// <returns>Each player's season, by index.</returns>
+        public SeasonRecord[] EndSeason()
+        {
+            SeasonRecord[] records = pool.EndSeason();
+            SeasonsEnded++;
+            LastLeagueChange = null;
+            // Waiting players re-join with their reset ratings.
+            for (int i = 0; i < size; i++)
+            {
+                if (queue.Leave((ulong)i)) queue.Join((ulong)i, pool[i].Rating, clock);
+            }
+            return records;
+        }
 
         /// <summary>The players, in creation order, with their current state.</summary>
         public IList<Member> Members
@@ -151,6 +183,8 @@ namespace RankingElo.Samples
             random = new Random(seed + 1);
             clock = 0.0;
             MatchesPlayed = 0;
+            SeasonsEnded = 0;
+            LastLeagueChange = null;
             for (int i = 0; i < size; i++) queue.Join((ulong)i, pool[i].Rating, clock);
         }
 
@@ -195,7 +229,13 @@ namespace RankingElo.Samples
                 double trueChance = 1.0 / (1.0 + Math.Pow(10.0, (skills[b[i]] - skills[a[i]]) / 400.0));
                 scores[i] = random.NextDouble() < trueChance ? 1f : 0f;
             }
-            pool.Apply(a, b, scores);
+            if (events.Length < 2 * pairs) events = new LeagueChange[2 * pairs];
+            int changes = pool.Apply(a, b, scores, events);
+            if (changes > 0)
+            {
+                LeagueChange last = events[Math.Min(changes, events.Length) - 1];
+                LastLeagueChange = "Player " + (last.Player + 1) + (last.IsPromotion ? " promoted to " : " demoted to ") + LeagueNames[last.ToLeague];
+            }
             MatchesPlayed += pairs;
             // The players go back into the queue with their new ratings.
             for (int i = 0; i < pairs; i++)
