@@ -173,11 +173,8 @@ unsafe fn apply_teams(
         .collect();
     let mut changes = Vec::new();
     let mut pool = lock(pool)?;
-    match events.as_ref().is_some_and(EventsOut::wanted) {
-        true => pool.apply_teams_with_events(&matches, &mut changes),
-        false => pool.apply_teams(&matches),
-    }
-    .map_err(list_error)?;
+    let applied = if events.as_ref().is_some_and(EventsOut::wanted) { pool.apply_teams_with_events(&matches, &mut changes) } else { pool.apply_teams(&matches) };
+    applied.map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);
     }
@@ -249,11 +246,12 @@ unsafe fn apply_placements(
         .collect();
     let mut changes = Vec::new();
     let mut pool = lock(pool)?;
-    match events.as_ref().is_some_and(EventsOut::wanted) {
-        true => pool.apply_placements_with_events(&matches, &mut changes),
-        false => pool.apply_placements(&matches),
-    }
-    .map_err(list_error)?;
+    let applied = if events.as_ref().is_some_and(EventsOut::wanted) {
+        pool.apply_placements_with_events(&matches, &mut changes)
+    } else {
+        pool.apply_placements(&matches)
+    };
+    applied.map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);
     }
