@@ -329,6 +329,78 @@ static void sweep(void) {
     }
 }
 
+/* Seasons: leagues with hysteresis and protection, a clock, decay, season ends, events,
+ * records and the save, under two configurations (one zero-sum): every output goes into
+ * the digest. */
+static void season_sweep(void) {
+    static const char *jsons[] = {
+        ("{\"k_policy\":{\"policy\":\"league\"},\"demotion_margin\":30,\"protected_games\":2,"
+         "\"leagues\":[{\"name\":\"B\",\"min_rating\":0,\"k\":40},{\"name\":\"S\",\"min_rating\":1480,\"k\":32,\"season_keep\":0.7},"
+         "{\"name\":\"G\",\"min_rating\":1540,\"k\":24,\"victory_bonus\":1.5,\"season_keep\":0.25}],"
+         "\"season_reset\":{\"keep\":0.5},\"decay\":{\"grace_days\":2,\"points_per_day\":3.5,\"min_league\":1}}"),
+        ("{\"zero_sum_total\":96000,\"rounding\":\"half_away_from_zero\",\"demotion_margin\":12,"
+         "\"leagues\":[{\"name\":\"L\",\"min_rating\":0,\"k\":32},{\"name\":\"H\",\"min_rating\":1510,\"k\":32}],"
+         "\"season_reset\":{\"anchor\":\"pool_mean\",\"keep\":0.4},\"decay\":{\"grace_days\":1,\"points_per_day\":2}}"),
+    };
+    static int32_t a[SWEEP_MATCHES], b[SWEEP_MATCHES];
+    static float score[SWEEP_MATCHES];
+    static EloLeagueChange events[2 * SWEEP_MATCHES];
+    for (size_t c = 0; c < sizeof jsons / sizeof jsons[0]; c++) {
+        EloConfig *config = NULL;
+        EloPool *pool = NULL;
+        if (elo_config_from_json(jsons[c], (int32_t)strlen(jsons[c]), &config) != ELO_RESULT_OK || elo_pool_new(config, &pool) != ELO_RESULT_OK) {
+            check(0, "season configuration", 0);
+            elo_config_free(config);
+            continue;
+        }
+        int32_t first = 0;
+        elo_pool_add_players(pool, SWEEP_PLAYERS, &first);
+        for (int season = 0; season < 3; season++) {
+            for (int day = 0; day < 5; day++) {
+                double now = (season * 10.0 + day * 2.0) * 86400.0;
+                check(elo_pool_set_clock(pool, now) == ELO_RESULT_OK, "season clock", 0);
+                int32_t n = SWEEP_MATCHES / 10 - (int32_t)(next() % 50), happened = 0, decayed = 0;
+                for (int i = 0; i < n; i++) {
+                    a[i] = (int32_t)(next() % (SWEEP_PLAYERS / 2)); /* half the players never play: decay */
+                    b[i] = (int32_t)((uint64_t)(a[i] + 1) + next() % (SWEEP_PLAYERS / 2 - 1)) % (SWEEP_PLAYERS / 2);
+                    score[i] = (float)(next() % 3) * 0.5f;
+                }
+                check(elo_pool_apply_events(pool, a, b, score, n, events, 2 * SWEEP_MATCHES, &happened) == ELO_RESULT_OK, "season apply", 0);
+                mix(&happened, sizeof happened);
+                mix(events, sizeof events[0] * (size_t)happened);
+                check(elo_pool_apply_decay(pool, now, events, 2 * SWEEP_MATCHES, &happened, &decayed) == ELO_RESULT_OK, "season decay", 0);
+                mix(&decayed, sizeof decayed);
+                mix(events, sizeof events[0] * (size_t)happened);
+            }
+            EloPlayerState players[SWEEP_PLAYERS];
+            check(elo_pool_get_players(pool, 0, SWEEP_PLAYERS, players) == ELO_RESULT_OK, "season players", 0);
+            for (int i = 0; i < SWEEP_PLAYERS; i++) {
+                mix_float(players[i].rating);
+                mix_float(players[i].peak_rating);
+                mix(&players[i].league, sizeof players[i].league);
+                mix(&players[i].protected_games, sizeof players[i].protected_games);
+                mix(&players[i].season_games, sizeof players[i].season_games);
+                mix(&players[i].last_played, sizeof players[i].last_played);
+            }
+            EloSeasonRecord records[SWEEP_PLAYERS];
+            int32_t happened = 0;
+            check(elo_pool_end_season(pool, records, SWEEP_PLAYERS, NULL, 0, events, 2 * SWEEP_MATCHES, &happened) == ELO_RESULT_OK, "season end", 0);
+            mix(records, sizeof records);
+            mix(events, sizeof events[0] * (size_t)happened);
+        }
+        int32_t json_len = 0;
+        elo_pool_to_json(pool, NULL, 0, &json_len);
+        char *json = (char *)malloc((size_t)json_len + 1);
+        check(json != NULL && elo_pool_to_json(pool, json, json_len + 1, &json_len) == ELO_RESULT_OK, "season save", 0);
+        if (json != NULL) {
+            mix(json, (size_t)json_len);
+            free(json);
+        }
+        elo_pool_free(pool);
+        elo_config_free(config);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: replay_vectors <RankingEloReferenceVectors.txt> [RankingEloTeamVectors.txt]\n");
@@ -339,6 +411,7 @@ int main(int argc, char **argv) {
         check(replay_groups(argv[2]), "team vectors file opens", 0);
     }
     sweep();
+    season_sweep();
     printf("digest %016" PRIx64 "\n", digest);
     printf("build %s\n", elo_build_id());
     printf("%u passed, %u failed\n", passed, failed);
