@@ -355,3 +355,20 @@ fn states_with_unknown_leagues_are_refused_and_stale_ones_corrected() {
     let late = PlayerState { last_played: f64::INFINITY, ..PlayerState::new(1500.0) };
     assert!(pool.set_player(0, late).is_err());
 }
+
+/// Fuzz finding: a zero-sum pool that once held an extreme rating kept a huge shared offset,
+/// so every stored rating lost its precision (f32 steps of 2^21 at 2e13). A season end
+/// re-bases the pool: the next season rates with full precision again.
+#[test]
+fn a_season_end_rebases_a_zero_sum_pool() {
+    let mut pool = Pool::new(rules(r#"{"zero_sum_total": 15000, "season_reset": {"keep": 0}}"#));
+    pool.add_players(10);
+    pool.set_player(0, PlayerState::new(4.0e14)).unwrap();
+    pool.apply(&[Match::new(1, 2, Outcome::WIN)], None).unwrap(); // rebalances around the giant
+    pool.end_season(None); // keep 0: everybody back to the anchor (1500)
+    assert!((0..10).all(|i| pool.rating(i) == Some(1500.0)));
+    pool.apply(&[Match::new(3, 4, Outcome::WIN)], None).unwrap();
+    // +16 and -16, then the zero-sum adjustment (0): exact, not rounded to 2^21.
+    assert_eq!((pool.rating(3), pool.rating(4)), (Some(1516.0), Some(1484.0)));
+    assert!((pool.refresh_total() - 15_000.0).abs() < 1e-9);
+}

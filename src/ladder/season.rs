@@ -27,7 +27,7 @@ use serde::Serialize;
 use crate::error::{check_finite, Error};
 use crate::ladder::stored::{Cold, Hot};
 use crate::player::PlayerState;
-use crate::pool::{report, Pool};
+use crate::pool::{report, Pool, RatingSum};
 use crate::rating::season::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
 use crate::rating::standing::LeagueChange;
 use crate::save::SaveError;
@@ -114,7 +114,9 @@ impl Pool {
     /// sets one), through the configured rounding and floor. Every player is then placed
     /// afresh by the new rating, with no protection, and starts a new record (0 games,
     /// peaks = the new rating and league). League changes go to `events` (position =
-    /// player). A zero-sum pool keeps its total. Cannot fail: all players or none. O(N).
+    /// player). A zero-sum pool keeps its total, and its stored ratings are re-based (the
+    /// shared offset folded in), so a large offset left by extreme ratings costs the next
+    /// season no precision. Cannot fail: all players or none. O(N).
     pub fn end_season(&mut self, events: Option<&mut Vec<LeagueChange>>) -> Vec<SeasonRecord> {
         let records = self.season_records();
         self.reset_season(events);
@@ -138,7 +140,6 @@ impl Pool {
         let anchor = self.anchor();
         let config = &self.rules.config;
         let (default_keep, rounding, floor) = (config.season_reset.keep, config.rounding, self.rules.floor);
-        let mut sum = self.keep_sum();
         for index in 0..self.players.len() {
             let p = self.players[index];
             let held = u32::from(p.league);
@@ -146,8 +147,10 @@ impl Pool {
             let rating = self.effective(p.rating);
             let rating = moved(rating, reset_rating(rating, anchor, keep), rounding, floor);
             let league = self.rules.league_of(rating) as u32;
-            let stored = self.relative(rating);
-            sum.replace(p.rating, stored);
+            // Stored as the rating itself: the reset re-bases a zero-sum pool (offset 0,
+            // set below), so a large offset left by extreme ratings does not cost the new
+            // season its precision.
+            let stored = rating;
             report(events.as_deref_mut(), index, index, Some(held), Some(league));
             let state = PlayerState {
                 league: Some(league),
@@ -161,7 +164,8 @@ impl Pool {
             self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
             self.set_cold(index, Cold::of(&state));
         }
-        self.stored_sum = Some(sum);
+        self.offset = 0.0;
+        self.stored_sum = Some(RatingSum::of(self.players.iter().map(|p| p.rating)));
         self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
         self.rebalance();
     }

@@ -432,7 +432,7 @@ pub fn seasons(data: &[u8]) {
                     let now = pool.refresh_total();
                     let largest = (0..players).map(|i| f64::from(before.rating(i).expect("in range").abs())).fold(total.abs(), f64::max);
                     let tolerance = largest * players as f64 * 1e-12;
-                    assert!((now - total).abs() <= tolerance.max(1e-6), "a reset leaves the zero-sum total: {now} vs {total}");
+                    assert!((now - total).abs() <= tolerance.max(1e-6), "a reset leaves the zero-sum total: {now} vs {total} (largest rating {largest})");
                 }
                 for e in &events {
                     assert_eq!(held[e.player], e.from);
