@@ -64,10 +64,8 @@ const TEAM_CHANGE: f64 = (MAX_TEAM_SIZE as f64 + 2.0) * MAX_FACTOR + 1.0;
 const PLACEMENT_CHANGE: f64 = (*ENTRANTS.end() as f64 + 1.0) * MAX_FACTOR + 1.0;
 
 impl Pool {
-    /// The current states of players `indices` into `out` (cleared first), refusing an
-    /// index out of range or repeated.
-    fn gather(&self, position: usize, indices: &[usize], out: &mut Vec<PlayerState>) -> Result<(), PoolError> {
-        out.clear();
+    /// Refuses an index out of range or repeated among `indices` (one match's players).
+    fn check_indices(&self, position: usize, indices: &[usize]) -> Result<(), PoolError> {
         let len = self.players.len();
         for (k, &index) in indices.iter().enumerate() {
             if index >= len {
@@ -76,7 +74,20 @@ impl Pool {
             if indices[..k].contains(&index) {
                 return Err(PoolError::DuplicatePlayer { position, index });
             }
-            out.push(self.state_of(index));
+        }
+        Ok(())
+    }
+
+    /// The current states of players `indices` into `out` (cleared first), refusing an
+    /// index out of range or repeated.
+    fn gather(&self, position: usize, indices: &[usize], out: &mut Vec<PlayerState>) -> Result<(), PoolError> {
+        out.clear();
+        self.check_indices(position, indices)?;
+        for &index in indices {
+            // What the rating math reads (the cold record is not needed: no rule uses the
+            // season's game count or the last match time).
+            let hot = &self.players[index];
+            out.push(hot.game_state(self.effective(hot.rating)));
         }
         Ok(())
     }
@@ -111,22 +122,27 @@ impl Pool {
     }
 
     fn apply_teams_reporting(&mut self, matches: &[TeamMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
-        let (mut a, mut b, mut both, mut states) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut a, mut b, mut both) = (Vec::new(), Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
             // Both teams at once, so that a player in both is refused too.
             both.clear();
             both.extend(m.team_a.iter().chain(m.team_b).copied());
-            self.gather(position, &both, &mut states)?;
-            let (members_a, members_b) = states.split_at(m.team_a.len());
+            self.check_indices(position, &both)?;
             let bad = |error: Error| PoolError::BadOutcome { position, error };
-            self.rules.check_team(&Team { members: members_a, weights: m.weights_a }, "team_a").map_err(bad)?;
-            self.rules.check_team(&Team { members: members_b, weights: m.weights_b }, "team_b").map_err(bad)?;
+            self.rules.check_team_shape(m.team_a.len(), m.weights_a, "team_a").map_err(bad)?;
+            self.rules.check_team_shape(m.team_b.len(), m.weights_b, "team_b").map_err(bad)?;
             crate::outcome::check_score(m.outcome.score_a, "score_a").map_err(bad)?;
             crate::outcome::check_score(m.outcome.share_a, "share_a").map_err(bad)?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * TEAM_CHANGE)?;
         let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
+            // The next match's members, asked for now, are cached when it comes.
+            if let Some(next) = matches.get(position + 1) {
+                for &index in next.team_a.iter().chain(next.team_b) {
+                    crate::pool::prefetch(&self.players, index);
+                }
+            }
             self.gather(position, m.team_a, &mut a)?;
             self.gather(position, m.team_b, &mut b)?;
             out_a.clone_from(&a);
@@ -162,12 +178,17 @@ impl Pool {
     fn apply_placements_reporting(&mut self, matches: &[PlacementMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
         let mut states = Vec::new();
         for (position, m) in matches.iter().enumerate() {
-            self.gather(position, m.entrants, &mut states)?;
-            self.rules.check_placements(&states, m.places).map_err(|error| PoolError::BadOutcome { position, error })?;
+            self.check_indices(position, m.entrants)?;
+            crate::config::Rules::check_placements_shape(m.entrants.len(), m.places).map_err(|error| PoolError::BadOutcome { position, error })?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * PLACEMENT_CHANGE)?;
         let (mut out, mut scratch) = (Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
+            if let Some(next) = matches.get(position + 1) {
+                for &index in next.entrants {
+                    crate::pool::prefetch(&self.players, index);
+                }
+            }
             self.gather(position, m.entrants, &mut states)?;
             out.clone_from(&states);
             scratch.resize(3 * states.len(), 0.0);

@@ -752,7 +752,7 @@ const PREFETCH_DISTANCE: usize = 8;
 /// Hints the processor to load player `index`'s record into the cache (an index out of
 /// range is ignored; nothing is read, so results cannot change).
 #[inline(always)]
-fn prefetch(players: &[Hot], index: usize) {
+pub(crate) fn prefetch(players: &[Hot], index: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(record) = players.get(index) {
         // SAFETY: a prefetch never faults and reads nothing the program sees; the pointer

@@ -55,7 +55,11 @@ impl Rules {
     /// # Errors
     /// The first problem, naming the entrant.
     pub fn check_placements(&self, players: &[PlayerState], places: &[u32]) -> Result<(), Error> {
-        let n = players.len();
+        Self::check_placements_shape(players.len(), places)
+    }
+
+    /// [`Self::check_placements`] from the number of entrants alone.
+    pub(crate) fn check_placements_shape(n: usize, places: &[u32]) -> Result<(), Error> {
         if !ENTRANTS.contains(&n) {
             return Err(Error::OutOfRange { name: format!("entrants ({n})"), range: "from 2 to 256 entrants" });
         }

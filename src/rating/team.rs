@@ -103,12 +103,16 @@ impl Rules {
     /// # Errors
     /// The first problem, naming the member.
     pub fn check_team(&self, team: &Team<'_>, name: &str) -> Result<(), Error> {
-        let n = team.members.len();
+        self.check_team_shape(team.members.len(), team.weights, name)
+    }
+
+    /// [`Self::check_team`] from the team's size and weights alone.
+    pub(crate) fn check_team_shape(&self, n: usize, weights: Option<&[f64]>, name: &str) -> Result<(), Error> {
         if !(1..=MAX_TEAM_SIZE).contains(&n) {
             return Err(Error::OutOfRange { name: format!("{name} size ({n})"), range: "from 1 to 64 members" });
         }
         let needs_weights = self.config.team_rating == TeamRating::WeightedMean || self.config.team_split == TeamSplit::Weights;
-        match team.weights {
+        match weights {
             None if needs_weights => Err(Error::InvalidConfig(crate::error::ConfigError::new(
                 format!("{name}.weights"),
                 "team_rating weighted_mean and team_split weights need one weight per member",
