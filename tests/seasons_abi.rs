@@ -181,11 +181,11 @@ fn new_player_states_are_unplaced_and_zeroed_ones_are_corrected() {
 #[test]
 fn team_and_free_for_all_lists_report_events() {
     let pool = ffi_pool(LADDER, 0);
-    let mut states: Vec<EloPlayerState> = [1530.0, 1530.0, 1600.0, 1600.0].iter().map(|&r| EloPlayerState::from(ranking_elo::PlayerState::new(r))).collect();
+    let initial: Vec<EloPlayerState> = [1530.0, 1530.0, 1600.0, 1600.0].iter().map(|&r| EloPlayerState::from(ranking_elo::PlayerState::new(r))).collect();
     let mut first = -1;
-    assert_eq!(unsafe { elo_pool_add_player_states(pool, states.as_mut_ptr(), 4, &mut first) }, EloResult::Ok);
+    assert_eq!(unsafe { elo_pool_add_player_states(pool, initial.as_ptr(), 4, &mut first) }, EloResult::Ok);
     let mut rust = Pool::new(Config::from_json(LADDER).unwrap());
-    rust.add_player_states(&states.iter().map(ranking_elo::PlayerState::from).collect::<Vec<_>>()).unwrap();
+    rust.add_player_states(&initial.iter().map(ranking_elo::PlayerState::from).collect::<Vec<_>>()).unwrap();
     // Two team matches: the Silver pair beats the Gold pair twice.
     let (members, offsets, scores) = ([0i32, 1, 2, 3, 0, 1, 2, 3], [0i32, 2, 4, 6, 8], [1.0f32, 1.0]);
     let mut events = vec![EloLeagueChange { position: 0, player: 0, from_league: 0, to_league: 0 }; 8];
