@@ -6,7 +6,7 @@ use std::ptr::{null, null_mut};
 use ranking_elo::ffi::*;
 
 mod common;
-use common::{ffi_config as config, ffi_pool as pool_with, ffi_ratings as ratings, last_message};
+use common::{ffi_pool as pool_with, ffi_ratings as ratings, last_message};
 
 #[test]
 fn bad_matches_are_refused_with_their_position_and_change_nothing() {
