@@ -1,5 +1,7 @@
 // The main job's console demo: a short league season through the C# wrapper on Mono
-// (matchmaker, rating pool, leagues), using the same model as the Unity sample scene (unity/Samples~/LeagueDemo/Population.cs).
+// (matchmaker, rating pool, leagues with a demotion margin, promotion news, the season's end
+// with its records and soft reset), using the same model as the Unity sample scene
+// (unity/Samples~/LeagueDemo/Population.cs).
 using System;
 using System.Globalization;
 using RankingElo;
@@ -26,8 +28,20 @@ internal static class LeagueSeason
                 season.PlayMatches(matchesPerWeek);
                 int[] leagues = season.LeagueCounts();
                 Console.WriteLine("Week " + week + " (" + season.MatchesPlayed + " matches; Bronze " + leagues[0] + ", Silver " + leagues[1] + ", Gold " + leagues[2] + ", Platinum " + leagues[3] + ")");
+                if (season.LastLeagueChange != null) Console.WriteLine("Latest: " + season.LastLeagueChange + "!");
                 PrintTable(season);
                 Console.WriteLine();
+            }
+            var before = season.Members;
+            SeasonRecord[] records = season.EndSeason();
+            Console.WriteLine("Season over. Records (league held at the end, peak), then the soft reset (half the way to 1200; Platinum keeps a quarter):");
+            Console.WriteLine("  Player       League    Peak  Games  Wins   Rating -> reset");
+            var after = season.Members;
+            foreach (int index in season.Ranking())
+            {
+                SeasonRecord r = records[index];
+                Console.WriteLine(string.Format(CultureInfo.InvariantCulture, "  {0,-10}   {1,-8} {2,6:F0} {3,6} {4,5}  {5,7:F1} -> {6,6:F1}",
+                    before[index].Name, Population.LeagueNames[r.League], r.PeakRating, r.Games, r.Wins, r.Rating, after[index].State.Rating));
             }
         }
         return 0;
