@@ -492,6 +492,14 @@ EloResult elo_update_player_rankings_score(float rating_player1,
 // `config` must be a live handle; `out_pool` valid for one write.
 EloResult elo_pool_new(const struct EloConfig *config, struct EloPool **out_pool);
 
+// Replaces the pool's rules by a copy of `config`'s, for example between seasons, keeping
+// every player's rating and record: when the leagues differ, players are placed afresh by
+// rating; a zero-sum pool is re-based and takes the new total (see `Pool::set_rules`).
+//
+// # Safety
+// `pool` and `config` must be live handles.
+EloResult elo_pool_set_config(struct EloPool *pool, const struct EloConfig *config);
+
 // Releases a pool. NULL is ignored.
 //
 // # Safety

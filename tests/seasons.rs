@@ -372,3 +372,28 @@ fn a_season_end_rebases_a_zero_sum_pool() {
     assert_eq!((pool.rating(3), pool.rating(4)), (Some(1516.0), Some(1484.0)));
     assert!((pool.refresh_total() - 15_000.0).abs() < 1e-9);
 }
+
+#[test]
+fn next_seasons_rules_keep_ratings_and_place_afresh() {
+    let mut pool = Pool::new(rules(LADDER));
+    pool.add_players(30);
+    pool.apply(&matches(30, 3000, 12), None).unwrap();
+    let before: Vec<PlayerState> = (0..30).map(|i| pool.player(i).unwrap()).collect();
+    // Same leagues, another K: leagues stay as held.
+    pool.set_rules(rules(&LADDER.replace("\"k\": 40", "\"k\": 20")));
+    for (i, old) in before.iter().enumerate() {
+        assert_eq!(pool.player(i).unwrap(), *old, "player {i} unchanged");
+    }
+    // Other leagues: placed by rating, no protection, the season's peak league restarts.
+    let two = rules(r#"{"leagues":[{"name":"Low","min_rating":0,"k":32},{"name":"High","min_rating":1500,"k":32}],"zero_sum_total":45000}"#);
+    pool.set_rules(two.clone());
+    for (i, old) in before.iter().enumerate() {
+        let now = pool.player(i).unwrap();
+        let shift = (45_000.0 - before.iter().map(|p| f64::from(p.rating)).sum::<f64>()) / 30.0;
+        assert!((f64::from(now.rating) - (f64::from(old.rating) + shift)).abs() < 1e-3, "player {i}: equal shift to the new total");
+        assert_eq!((now.league, now.peak_league, now.protected_games), (Some(two.league_of(old.rating) as u32), two.league_of(old.rating) as u32, 0));
+        assert_eq!((now.games_played, now.season_games), (old.games_played, old.season_games));
+    }
+    assert!((pool.refresh_total() - 45_000.0).abs() < 1e-6);
+    assert_eq!(ranking_elo::save::from_json(&ranking_elo::save::to_json(&pool)).unwrap(), pool);
+}

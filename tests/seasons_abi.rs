@@ -222,3 +222,18 @@ fn team_and_free_for_all_lists_report_events() {
     assert_eq!((states(pool), count), (before, -7));
     unsafe { elo_pool_free(pool) };
 }
+
+#[test]
+fn the_next_seasons_configuration_replaces_the_rules() {
+    let pool = ffi_pool(LADDER, 3);
+    let next = common::ffi_config(r#"{"leagues":[{"name":"One","min_rating":0,"k":10}],"k_policy":{"policy":"league"}}"#);
+    assert_eq!(unsafe { elo_pool_set_config(pool, null()) }, EloResult::NullPointer);
+    assert_eq!(unsafe { elo_pool_set_config(null_mut(), next) }, EloResult::NullPointer);
+    assert_eq!(unsafe { elo_pool_set_config(pool, next) }, EloResult::Ok);
+    unsafe { elo_config_free(next) };
+    let (a, b, s) = ([0i32], [1i32], [1.0f32]);
+    assert_eq!(unsafe { elo_pool_apply(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
+    let after = states(pool);
+    assert_eq!((after[0].rating, after[1].rating, after[0].league), (1505.0, 1495.0, 0), "K 10 from the new league");
+    unsafe { elo_pool_free(pool) };
+}

@@ -64,6 +64,21 @@ pub unsafe extern "C" fn elo_pool_new(config: *const EloConfig, out_pool: *mut *
     })
 }
 
+/// Replaces the pool's rules by a copy of `config`'s, for example between seasons, keeping
+/// every player's rating and record: when the leagues differ, players are placed afresh by
+/// rating; a zero-sum pool is re-based and takes the new total (see `Pool::set_rules`).
+///
+/// # Safety
+/// `pool` and `config` must be live handles.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_set_config(pool: *mut EloPool, config: *const EloConfig) -> EloResult {
+    ffi_boundary!(result => {
+        let config = unsafe { arg_ref(config, "config")? };
+        lock(pool)?.set_rules(config.rules.clone());
+        Ok(())
+    })
+}
+
 /// Releases a pool. NULL is ignored.
 ///
 /// # Safety

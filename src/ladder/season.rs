@@ -234,6 +234,34 @@ impl Pool {
         Ok(moved_count)
     }
 
+    /// Replaces the rules, for example between seasons (new leagues, a new K, a new reset
+    /// share), keeping every player's current rating, record and history. When the league
+    /// bounds change (not just a league's K or bonuses), every player is placed afresh in
+    /// the league of the rating, with no protection, and the season's peak league restarts
+    /// there; otherwise leagues stay as held. A zero-sum pool is re-based (its offset folded into the ratings) and a new
+    /// total applied by the usual equal shift; a new floor is not applied to ratings
+    /// already below it. Cannot fail: the rules are valid by construction. O(N).
+    pub fn set_rules(&mut self, rules: crate::config::Rules) {
+        let bounds = |rules: &crate::config::Rules| rules.config.leagues.as_slice().iter().map(|l| l.min_rating.to_bits()).collect::<Vec<_>>();
+        let leagues_changed = bounds(&rules) != bounds(&self.rules);
+        for index in 0..self.players.len() {
+            let hot = self.players[index];
+            let rating = self.effective(hot.rating);
+            let mut next = Hot { rating, ..hot };
+            if leagues_changed {
+                // A rule-bounded league index (at most 1024 leagues) fits in 16 bits.
+                let league = rules.league_of(rating) as u16;
+                next = Hot { league, peak_league: league, protected_games: 0, ..next };
+            }
+            self.players[index] = next;
+        }
+        self.rules = rules;
+        self.offset = 0.0;
+        self.stored_sum = Some(RatingSum::of(self.players.iter().map(|p| p.rating)));
+        self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
+        self.rebalance();
+    }
+
     /// The time up to which decay has been applied (`None` before the first call).
     #[must_use]
     pub fn decayed_through(&self) -> Option<f64> {

@@ -463,6 +463,14 @@ static void test_seasons(void) {
     CHECK(elo_pool_get_player(pool, 1, &p) == ELO_RESULT_OK);
     CHECK(p.season_games == 0 && p.league == 0);
     CHECK(elo_pool_end_season(pool, records, 1, NULL, 0, NULL, 0, NULL) == ELO_RESULT_INVALID_LENGTH);
+    /* The next season's rules: one league, K 10; ratings and records stay. */
+    EloConfig *next = config_from("{\"leagues\":[{\"name\":\"All\",\"min_rating\":0,\"k\":10}],\"k_policy\":{\"policy\":\"league\"}}");
+    float kept = 0.0f;
+    CHECK(elo_pool_get_player(pool, 0, &p) == ELO_RESULT_OK);
+    kept = p.rating;
+    CHECK(elo_pool_set_config(pool, next) == ELO_RESULT_OK);
+    CHECK(elo_pool_get_player(pool, 0, &p) == ELO_RESULT_OK && p.rating == kept && p.league == 0);
+    elo_config_free(next);
     elo_pool_free(pool);
     elo_config_free(config);
 }

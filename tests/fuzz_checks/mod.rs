@@ -372,10 +372,26 @@ pub fn seasons(data: &[u8]) {
     let mut pool = Pool::new(rules.clone());
     pool.add_players(players);
     let mut held = held_leagues(&pool);
-    let leagues = rules.config().leagues.len() as u32;
+    let mut rules = rules;
+    let mut leagues = rules.config().leagues.len() as u32;
     while !bytes.is_empty() {
         let before = pool.clone();
-        match bytes.u8() % 6 {
+        match bytes.u8() % 7 {
+            6 => {
+                // The next season's rules: ratings and records stay, leagues re-placed when
+                // the bounds differ, a zero-sum total applied.
+                rules = Config::from_json(SEASON_CONFIGS[usize::from(bytes.u8()) % SEASON_CONFIGS.len()]).expect("valid");
+                leagues = rules.config().leagues.len() as u32;
+                pool.set_rules(rules.clone());
+                for i in 0..players {
+                    let (old, new) = (before.player(i).expect("in range"), pool.player(i).expect("in range"));
+                    assert_eq!((old.games_played, old.season_games, old.season_wins, old.last_played.to_bits()), (new.games_played, new.season_games, new.season_wins, new.last_played.to_bits()));
+                    if rules.config().zero_sum_total.is_none() && before.rules().config().zero_sum_total.is_none() {
+                        assert_eq!(old.rating.to_bits(), new.rating.to_bits(), "ratings stay");
+                    }
+                }
+                held = held_leagues(&pool);
+            }
             0 | 1 => {
                 let matches = matches_from(&mut bytes, players);
                 let mut events = Vec::new();

@@ -41,6 +41,23 @@ namespace RankingElo
         }
 
         /// <summary>
+        /// Replaces the pool's rules by a copy of <paramref name="rules"/>, for example for the
+        /// next season (new leagues, K, reset share), keeping every player's rating, record and
+        /// history. When the leagues differ, every player is placed afresh in the league of the
+        /// rating; a zero-sum pool takes the new total by an equal shift.
+        /// </summary>
+        /// <param name="rules">The new rules (may be disposed afterwards).</param>
+        public unsafe void SetRules(EloRules rules)
+        {
+            if (rules == null) throw new ArgumentNullException("rules");
+            using (var lease = Lease())
+            using (var rulesLease = rules.Lease())
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_set_config(Pool(lease), EloRules.Config(rulesLease)));
+            }
+        }
+
+        /// <summary>
         /// Applies matches (as <see cref="Apply(ReadOnlySpan{int}, ReadOnlySpan{int}, ReadOnlySpan{float})"/>)
         /// and reports the promotions and demotions they caused, in match order. Allocates nothing.
         /// </summary>

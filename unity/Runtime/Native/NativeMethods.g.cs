@@ -280,6 +280,17 @@ namespace RankingElo.Native
         internal static extern EloResult elo_pool_new(EloConfig* config, EloPool** out_pool);
 
         /// <summary>
+        ///  Replaces the pool's rules by a copy of `config`'s, for example between seasons, keeping
+        ///  every player's rating and record: when the leagues differ, players are placed afresh by
+        ///  rating; a zero-sum pool is re-based and takes the new total (see `Pool::set_rules`).
+        ///
+        ///  # Safety
+        ///  `pool` and `config` must be live handles.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_set_config", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_set_config(EloPool* pool, EloConfig* config);
+
+        /// <summary>
         ///  Releases a pool. NULL is ignored.
         ///
         ///  # Safety

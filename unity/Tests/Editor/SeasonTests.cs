@@ -158,6 +158,30 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void NextSeasonsRulesKeepRatingsAndPlaceAfresh()
+        {
+            using (RatingPool pool = NewPool(Ladder(), new PlayerState(1600f), new PlayerState(1460f), new PlayerState(1300f)))
+            {
+                var next = new EloSettings { KPolicy = KPolicy.League() };
+                next.Leagues.Add(new League("Low", 0f, 24));
+                next.Leagues.Add(new League("High", 1400f, 24));
+                using (var rules = new EloRules(next))
+                {
+                    pool.SetRules(rules);
+                }
+                Assert.AreEqual(1600f, pool[0].Rating);
+                Assert.AreEqual(1, pool.LeagueOf(0));
+                Assert.AreEqual(1, pool.LeagueOf(1));
+                Assert.AreEqual(0, pool.LeagueOf(2));
+                Assert.AreEqual(2, pool.LeagueCount);
+                pool.Apply(new[] { 0 }, new[] { 1 }, new[] { 1f });
+                // The new K (24) rates the next match: 1600 beats 1460.
+                double expected = 1.0 / (1.0 + Math.Pow(10.0, -140.0 / 400.0));
+                Assert.AreEqual(1600.0 + 24.0 * (1.0 - expected), pool[0].Rating, 1e-3);
+            }
+        }
+
+        [Test]
         public void NewPlayerStatesAreUnplaced()
         {
             var state = new PlayerState(1700f);
