@@ -78,18 +78,16 @@ impl Pool {
         Ok(())
     }
 
-    /// The current states of players `indices` into `out` (cleared first), refusing an
-    /// index out of range or repeated.
-    fn gather(&self, position: usize, indices: &[usize], out: &mut Vec<PlayerState>) -> Result<(), PoolError> {
+    /// The states the rating math reads of players `indices` (checked by
+    /// [`Self::check_indices`] in the validation pass) into `out`, cleared first.
+    fn gather(&self, indices: &[usize], out: &mut Vec<PlayerState>) {
         out.clear();
-        self.check_indices(position, indices)?;
         for &index in indices {
-            // What the rating math reads (the cold record is not needed: no rule uses the
-            // season's game count or the last match time).
+            // The cold record is not needed: no rule reads the season's game count or the
+            // last match time.
             let hot = &self.players[index];
             out.push(hot.game_state(self.effective(hot.rating)));
         }
-        Ok(())
     }
 
     /// Writes new current states back for players `indices` (relative to the offset,
@@ -143,8 +141,8 @@ impl Pool {
                     crate::pool::prefetch(&self.players, index);
                 }
             }
-            self.gather(position, m.team_a, &mut a)?;
-            self.gather(position, m.team_b, &mut b)?;
+            self.gather(m.team_a, &mut a);
+            self.gather(m.team_b, &mut b);
             out_a.clone_from(&a);
             out_b.clone_from(&b);
             let team_a = Team { members: &a, weights: m.weights_a };
@@ -189,7 +187,7 @@ impl Pool {
                     crate::pool::prefetch(&self.players, index);
                 }
             }
-            self.gather(position, m.entrants, &mut states)?;
+            self.gather(m.entrants, &mut states);
             out.clone_from(&states);
             scratch.resize(3 * states.len(), 0.0);
             self.rules.rate_placements_unchecked(&states, m.places, &mut scratch, &mut out);

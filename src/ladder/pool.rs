@@ -405,7 +405,7 @@ impl Pool {
 
     fn push(&mut self, state: PlayerState) {
         let state = self.rules.placed(state);
-        let stored = (f64::from(state.rating) - self.offset) as f32;
+        let stored = self.relative(state.rating);
         if let Some(sum) = &mut self.stored_sum {
             sum.add(stored);
         }
@@ -456,7 +456,7 @@ impl Pool {
         }
         self.rules.check_player(&state, "player").map_err(PoolError::InvalidPlayer)?;
         let state = self.rules.placed(state);
-        let stored = (f64::from(state.rating) - self.offset) as f32;
+        let stored = self.relative(state.rating);
         if let Some(sum) = &mut self.stored_sum {
             sum.replace(self.players[index].rating, stored);
         }

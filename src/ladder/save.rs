@@ -178,7 +178,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         if !(player.peak_rating.is_finite() && f64::from(player.peak_rating.abs()) <= MAX_POOL_RATING) && player.peak_rating != f32::MIN {
             return Err(invalid(format!("pool.players[{i}].peak_rating must be a finite number within 2^55")));
         }
-        if player.season_games > player.games_played || player.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+        if player.season_games > player.games_played || player.protected_games > crate::rating::standing::MAX_PROTECTED_GAMES {
             return Err(invalid(format!("pool.players[{i}]: season_games must be at most games_played and protected_games at most 65535")));
         }
         if !player.last_played.is_finite() {

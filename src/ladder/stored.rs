@@ -1,20 +1,15 @@
 //! How a pool keeps its players: a 32-byte record with what every game reads and writes
-//! (two of them share a 64-byte cache line, none straddles one), and a 16-byte record with
-//! what games only write or never touch (the last match time, the season's starting game
-//! count). [`PlayerState`] is the public view put together from both.
+//! (two of them share a 64-byte cache line, none straddles one), and a 16-byte record that
+//! games do not touch (the last match time, written for every player who played when the
+//! clock changes, see `PlayedNow`; the season's starting game count).
+//! [`PlayerState`] is the public view put together from both.
 //!
 //! A player's season game count is derived (`games_played` minus the count at the
 //! season's start), so games never write it; the league fields are 16-bit (the
-//! configuration allows at most [`MAX_LEAGUES`] leagues and [`MAX_PROTECTED_GAMES`]
-//! protected games).
+//! configuration allows at most [`crate::league::MAX_LEAGUES`] leagues and
+//! [`crate::rating::standing::MAX_PROTECTED_GAMES`] protected games).
 
 use crate::player::PlayerState;
-
-/// The most leagues a configuration may have.
-pub const MAX_LEAGUES: usize = 1024;
-
-/// The most protected games after a promotion.
-pub const MAX_PROTECTED_GAMES: u32 = u16::MAX as u32;
 
 /// The per-game part of a pooled player (32 bytes).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,7 +37,7 @@ pub(crate) struct Cold {
     pub(crate) games_at_season_start: u32,
 }
 
-/// Narrows a league index or count the configuration bounds (see [`MAX_LEAGUES`]).
+/// Narrows a league index or count the configuration bounds (see [`crate::league::MAX_LEAGUES`]).
 #[inline(always)]
 fn narrow(value: u32) -> u16 {
     u16::try_from(value).unwrap_or(u16::MAX)

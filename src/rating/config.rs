@@ -235,7 +235,7 @@ impl Config {
                 format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin),
             ));
         }
-        if self.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+        if self.protected_games > crate::rating::standing::MAX_PROTECTED_GAMES {
             return Err(ConfigError::new("protected_games", format!("must be at most 65535 (got {})", self.protected_games)));
         }
         self.season_reset.validate("season_reset")?;

@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 
+/// The most leagues a configuration may have (pools keep league indices in 16 bits).
+pub const MAX_LEAGUES: usize = 1024;
+
 /// One league.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,7 +82,7 @@ impl Leagues {
     /// # Errors
     /// As [`Self::new`].
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
-        if self.0.len() > crate::ladder::stored::MAX_LEAGUES {
+        if self.0.len() > MAX_LEAGUES {
             return Err(ConfigError::new(field, format!("has {} leagues; at most 1024 are allowed", self.0.len())));
         }
         for (i, league) in self.0.iter().enumerate() {

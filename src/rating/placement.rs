@@ -133,10 +133,11 @@ impl Rules {
             let beaten = places.iter().enumerate().filter(|&(j, &p)| j != i && p > places[i]).count();
             let tied = places.iter().enumerate().filter(|&(j, &p)| j != i && p == places[i]).count();
             let share = (beaten as f64 + tied as f64 / 2.0) / (n - 1) as f64;
-            let (l, v) = self.bonuses(|| self.current_league(&players[i]));
+            let league = self.current_league(&players[i]);
+            let (l, v) = self.bonuses(|| league);
             let delta = sums[i] / norm + l * share + v * share;
             let rating = apply_delta(players[i].rating, delta, self.config.rounding, self.floor);
-            out[i] = self.finish_game(&players[i], rating, beaten == n - 1);
+            out[i] = self.finish_game_from(&players[i], league, rating, beaten == n - 1);
         }
     }
 }

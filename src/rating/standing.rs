@@ -26,6 +26,9 @@ use crate::error::{check_finite, check_rating, Error, MAX_RATING};
 use crate::league::Leagues;
 use crate::player::PlayerState;
 
+/// The most protected games after a promotion (pools keep the count in 16 bits).
+pub const MAX_PROTECTED_GAMES: u32 = u16::MAX as u32;
+
 /// A league change reported by a pool operation ("Promoted to Gold!").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeagueChange {
@@ -100,7 +103,7 @@ impl Rules {
         if p.season_games > p.games_played {
             return Err(Error::OutOfRange { name: format!("{name}.season_games ({})", p.season_games), range: "at most games_played" });
         }
-        if p.protected_games > crate::ladder::stored::MAX_PROTECTED_GAMES {
+        if p.protected_games > MAX_PROTECTED_GAMES {
             return Err(Error::OutOfRange { name: format!("{name}.protected_games ({})", p.protected_games), range: "at most 65535" });
         }
         let leagues = self.config.leagues.len().max(1);

@@ -195,7 +195,9 @@ impl Rules {
     fn rate_members(&self, team: &Team<'_>, own: &Side, other: &Side, t: f64, share: f64, result: f64, won: bool, out: &mut [PlayerState]) {
         let n = team.members.len() as f64;
         for (i, member) in team.members.iter().enumerate() {
-            let own_k = self.k_for(member);
+            // The member's league once: K (league policy), L and V, and the settling.
+            let league = self.current_league(member);
+            let own_k = self.k_in_league(member, league);
             let k = match self.config.k_combine {
                 crate::config::KCombine::PerPlayer => own_k,
                 #[allow(clippy::manual_midpoint, reason = "002's formula, as the pair rule writes it")]
@@ -206,10 +208,10 @@ impl Rules {
                 TeamSplit::Equal => 1.0,
                 TeamSplit::Weights => n * team.weights.map_or(1.0, |weights| weights[i]) / own.weight_sum,
             };
-            let (l, v) = self.bonuses(|| self.current_league(member));
+            let (l, v) = self.bonuses(|| league);
             let delta = k * multiplier * t * split + l * share + v * result;
             let rating = apply_delta(member.rating, delta, self.config.rounding, self.floor);
-            out[i] = self.finish_game(member, rating, won);
+            out[i] = self.finish_game_from(member, league, rating, won);
         }
     }
 }
