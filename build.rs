@@ -35,8 +35,20 @@ const FFI_SOURCES: [&str; 11] = [
 
 /// The files (and folders, walked recursively) whose content makes the build id: the
 /// engine's source, its locked dependencies, and the build settings (release profile,
-/// per-target flags, the dist recipe).
-const BUILD_INPUTS: [&str; 7] = ["src", "build.rs", "Cargo.toml", "Cargo.lock", "cbindgen.toml", ".cargo/config.toml", "xtask/src/dist.rs"];
+/// per-target flags, the dist recipe with its Android link and its rebuilding of the static
+/// libraries).
+const BUILD_INPUTS: [&str; 10] = [
+    "src",
+    "build.rs",
+    "Cargo.toml",
+    "Cargo.lock",
+    "cbindgen.toml",
+    ".cargo/config.toml",
+    "xtask/src/dist.rs",
+    "xtask/src/android.rs",
+    "xtask/src/archive.rs",
+    "xtask/src/wasm_object.rs",
+];
 
 fn main() {
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));

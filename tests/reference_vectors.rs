@@ -1,5 +1,5 @@
 //! Reference vectors: inputs and the exact output bits of the Rust engine, committed at
-//! `unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt`. This test checks that the file matches
+//! `unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt`. This test checks that the file matches
 //! what the engine computes now; the C# tests replay the same file through the Unity
 //! wrapper and require the same bits (SPEC 10 across languages, and on any device that
 //! runs the Unity tests).
@@ -13,7 +13,7 @@ use ranking_elo::{tutorial_probability, tutorial_update, Config, Outcome};
 mod common;
 use common::SplitMix;
 
-const PATH: &str = "unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt";
+const PATH: &str = "unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt";
 
 const CONFIGS: [&str; 5] = [
     "{}",

@@ -1,6 +1,6 @@
 //! Team and free-for-all reference values computed independently of the engine
 //! (`tools/reference/team_vectors.py`, plain Python from docs/teams.md), committed at
-//! `unity/Tests/Runtime/Resources/RankingEloTeamVectors.txt` and replayed here through the
+//! `unity/Tests/Runtime/Vectors~/RankingEloTeamVectors.txt` and replayed here through the
 //! Rust rules, the single-match C ABI and a pool's list C ABI: every rating must be the
 //! reference's, to the bit. (C and C# replay the same file.)
 
@@ -13,7 +13,7 @@ use ranking_elo::{Config, Outcome, PlayerState, Rules};
 mod common;
 use common::ffi_config;
 
-const PATH: &str = "unity/Tests/Runtime/Resources/RankingEloTeamVectors.txt";
+const PATH: &str = "unity/Tests/Runtime/Vectors~/RankingEloTeamVectors.txt";
 
 enum Case {
     Team { config: usize, count_a: usize, score: f32, weights: Option<Vec<f32>>, ratings: Vec<f32>, expected: Vec<f32> },

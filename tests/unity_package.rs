@@ -37,11 +37,44 @@ fn relative(path: &Path) -> String {
     path.strip_prefix(package()).unwrap().to_string_lossy().replace('\\', "/")
 }
 
-/// Whether Unity gives the path a `.meta`: everything except the package root's `~`
-/// folders themselves (their contents are copied into a project as samples, with their
-/// metas, so those need one).
+/// Whether Unity gives the path a `.meta`: nothing in a folder whose name ends in `~`
+/// (Unity does not import those), except the samples' contents (copied into a project with
+/// their metas).
 fn needs_meta(rel: &str) -> bool {
-    !rel.ends_with(".meta") && !rel.split('/').last().unwrap().ends_with('~')
+    let parts: Vec<&str> = rel.split('/').collect();
+    let hidden = parts.iter().position(|p| p.ends_with('~'));
+    !rel.ends_with(".meta") && hidden.map_or(true, |at| parts[at] == "Samples~" && at + 1 < parts.len())
+}
+
+/// The Burst sample compiles only where Burst and Collections are installed: without
+/// them, importing it would give compile errors in the user's project.
+#[test]
+fn the_burst_sample_needs_its_packages() {
+    let asmdef = json(&package().join("Samples~/BurstJobs/RankingElo.Samples.BurstJobs.asmdef"));
+    let constraints: Vec<&str> = asmdef["defineConstraints"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    for package_name in ["com.unity.burst", "com.unity.collections"] {
+        let define = asmdef["versionDefines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == package_name)
+            .unwrap_or_else(|| panic!("no versionDefine for {package_name}"))["define"]
+            .as_str()
+            .unwrap();
+        assert!(constraints.contains(&define), "the sample must require {define} ({package_name})");
+    }
+}
+
+/// Nothing in the package is in a `Resources` folder: Unity puts every such asset of every
+/// package into every player build (the test vectors used to ship in games that way).
+#[test]
+fn no_resources_folder_ships_in_players() {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    let resources: Vec<String> = all.iter().map(|p| relative(p)).filter(|rel| rel.split('/').any(|part| part == "Resources")).collect();
+    assert!(resources.is_empty(), "Resources folders in the package: {resources:?}");
+    let setup = fs::read_to_string(package().join("Tests/Runtime/DeviceReferenceVectorTests.cs")).unwrap();
+    assert!(setup.contains("[PrebuildSetup(typeof(DeviceVectorsSetup))]") && setup.contains("[PostBuildCleanup(typeof(DeviceVectorsSetup))]"));
 }
 
 fn guid_of(meta: &Path) -> String {
@@ -108,7 +141,7 @@ fn assembly_definitions_are_set_up() {
     assert_eq!(device["defineConstraints"], serde_json::json!(["UNITY_INCLUDE_TESTS"]));
     assert!(device["references"].as_array().unwrap().contains(&"UnityEngine.TestRunner".into()));
     assert!(!device["references"].as_array().unwrap().contains(&"UnityEditor.TestRunner".into()), "a device test cannot use the Editor");
-    assert!(package().join("Tests/Runtime/Resources/RankingEloReferenceVectors.txt").is_file(), "the device test's vectors");
+    assert!(package().join("Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt").is_file(), "the device test's vectors");
     // Editor code (inspector, load check) only in the Editor.
     let editor = json(&package().join("Editor/RankingElo.Editor.asmdef"));
     assert_eq!(editor["includePlatforms"], serde_json::json!(["Editor"]));
@@ -206,27 +239,32 @@ fn platform_entries(meta: &str) -> Vec<PlatformEntry> {
 #[test]
 fn each_plugin_enables_exactly_one_platform_and_cpu() {
     // file -> (platform entry, CPU if the platform has the setting, editor OS if the
-    // Editor loads it). Android ships static libraries (IL2CPP links them; see README).
+    // Editor loads it, define constraints). Android ships shared libraries: IL2CPP, Mono and
+    // Burst load them with dlopen("libranking_elo.so").
     let expected = [
-        ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", Some("x86_64"), Some("Windows")),
-        ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", Some("AnyCPU"), Some("OSX")),
-        ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", Some("x86_64"), Some("Linux")),
-        ("Linux/arm64/libranking_elo.so", "Standalone: Linux64", Some("ARM64"), None),
-        ("Android/arm64-v8a/libranking_elo.a", "Android: Android", Some("ARM64"), None),
-        ("Android/armeabi-v7a/libranking_elo.a", "Android: Android", Some("ARMv7"), None),
-        ("Android/x86_64/libranking_elo.a", "Android: Android", Some("X86_64"), None),
-        ("iOS/arm64/libranking_elo.a", "iPhone: iOS", Some("ARM64"), None),
-        ("WebGL/libranking_elo.a", "WebGL: WebGL", None, None),
+        ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", Some("x86_64"), Some("Windows"), ""),
+        ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", Some("AnyCPU"), Some("OSX"), ""),
+        ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", Some("x86_64"), Some("Linux"), ""),
+        // Before Unity 6.3 both Linux libraries would be copied to the same path.
+        ("Linux/arm64/libranking_elo.so", "Standalone: Linux64", Some("ARM64"), None, "UNITY_6000_3_OR_NEWER"),
+        ("Android/arm64-v8a/libranking_elo.so", "Android: Android", Some("ARM64"), None, ""),
+        ("Android/armeabi-v7a/libranking_elo.so", "Android: Android", Some("ARMv7"), None, ""),
+        ("Android/x86_64/libranking_elo.so", "Android: Android", Some("X86_64"), None, ""),
+        ("iOS/arm64/libranking_elo.a", "iPhone: iOS", Some("ARM64"), None, ""),
+        ("iOS/arm64-simulator/libranking_elo.a", "iPhone: iOS", Some("ARM64Simulator"), None, "UNITY_6000_0_OR_NEWER"),
+        ("WebGL/libranking_elo.a", "WebGL: WebGL", None, None, "UNITY_6000_0_OR_NEWER"),
     ];
     let mut all = Vec::new();
     walk(&package().join("Runtime/Plugins"), &mut all);
     let metas: Vec<String> = all.iter().map(|p| relative(p)).filter(|r| r.ends_with(".meta") && is_plugin_binary(r.trim_end_matches(".meta"))).collect();
     assert_eq!(metas.len(), expected.len(), "plugin metas: {metas:?}");
-    for (file, platform, cpu, editor_os) in expected {
+    for (file, platform, cpu, editor_os, constraint) in expected {
         let path = package().join("Runtime/Plugins").join(format!("{file}.meta"));
         let meta = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{file}.meta is missing"));
         assert!(meta.contains("\nPluginImporter:\n"), "{file}: not a PluginImporter meta");
         assert!(meta.contains("\n  isOverridable: 1\n"), "{file}: a project must be able to override the package's binary");
+        let constraints = if constraint.is_empty() { " []\n".to_owned() } else { format!("\n  - {constraint}\n") };
+        assert!(meta.contains(&format!("\n  defineConstraints:{constraints}")), "{file}: defineConstraints must be [{constraint}]");
         let binary = package().join("Runtime/Plugins").join(file);
         assert!(fs::metadata(&binary).is_ok_and(|m| m.len() > 10_000), "{file} is missing or empty: run `cargo xtask dist`");
         let entries = platform_entries(&meta);
@@ -280,8 +318,10 @@ fn dll_imports(source: &str) -> BTreeMap<String, (String, String)> {
 }
 
 /// The hand-written public declarations Burst calls (`Runtime/Burst/EloBurst.cs`) agree
-/// with the generated ones (handles as `IntPtr`, the result as `uint`, `EloPlayerState` and
-/// `EloLeagueChange` as the layout-identical `PlayerState` and `LeagueChange`), so they cannot drift from the Rust signatures.
+/// with the generated ones (handles as `IntPtr`, the result as `uint`, pointers to
+/// `EloPlayerState` and `EloLeagueChange` as `void*`), so they cannot drift from the Rust
+/// signatures; and they take only what Burst's `DllImport` rules allow: primitives,
+/// pointers to primitives, `void*` and `IntPtr` (no pointer to a struct).
 #[test]
 fn burst_declarations_match_the_generated_ones() {
     let generated = dll_imports(&fs::read_to_string(package().join("Runtime/Native/NativeMethods.g.cs")).unwrap());
@@ -295,9 +335,36 @@ fn burst_declarations_match_the_generated_ones() {
             .replace("EloConfig*", "IntPtr")
             .replace("EloPool*", "IntPtr")
             .replace("EloMatchmaker*", "IntPtr")
-            .replace("EloPlayerState*", "PlayerState*")
-            .replace("EloLeagueChange*", "LeagueChange*");
+            .replace("EloPlayerState*", "void*")
+            .replace("EloLeagueChange*", "void*");
         assert_eq!(params, &normalized, "{entry}: parameters");
+        const BURST_TYPES: [&str; 16] =
+            ["IntPtr", "void*", "byte", "int", "uint", "long", "ulong", "float", "double", "byte*", "int*", "uint*", "long*", "ulong*", "float*", "double*"];
+        for ty in params.split(", ").filter(|t| !t.is_empty()) {
+            assert!(BURST_TYPES.contains(&ty), "{entry}: Burst cannot pass a {ty} to native code");
+        }
         assert_eq!((gen_returns.as_str(), returns.as_str()), ("EloResult", "uint"), "{entry}: result");
     }
+}
+
+/// The iOS privacy manifest ships in the iOS plugin folder with import settings that give
+/// it to iOS builds (Unity then adds it to the Xcode project), and declares the file
+/// timestamp APIs with a reason. (`cargo xtask test` also checks it against the library's
+/// imports.)
+#[test]
+fn the_ios_privacy_manifest_ships() {
+    let manifest = fs::read_to_string(package().join("Runtime/Plugins/iOS/PrivacyInfo.xcprivacy")).expect("Runtime/Plugins/iOS/PrivacyInfo.xcprivacy");
+    assert!(manifest.contains("<!DOCTYPE plist") && manifest.contains("<plist version=\"1.0\">"));
+    for needle in [
+        "<key>NSPrivacyTracking</key>\n\t<false/>",
+        "<key>NSPrivacyCollectedDataTypes</key>\n\t<array/>",
+        "<string>NSPrivacyAccessedAPICategoryFileTimestamp</string>",
+        "<string>C617.1</string>",
+    ] {
+        assert!(manifest.contains(needle), "the privacy manifest lacks {needle:?}");
+    }
+    let meta = fs::read_to_string(package().join("Runtime/Plugins/iOS/PrivacyInfo.xcprivacy.meta")).unwrap();
+    let entries = platform_entries(&meta);
+    let enabled: Vec<&str> = entries.iter().filter(|e| e.enabled).map(|e| e.key.as_str()).collect();
+    assert_eq!(enabled, ["iPhone: iOS"], "the manifest goes to iOS builds only");
 }

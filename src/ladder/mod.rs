@@ -2,6 +2,7 @@
 //! free-for-all matches (`group_matches`), matchmaking (SPEC 8)
 //! seasons (soft resets, decay) and saves.
 
+mod fixed_point;
 pub mod group_matches;
 pub mod matchmaking;
 pub mod team_matchmaking;

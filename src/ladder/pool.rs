@@ -147,13 +147,8 @@ impl RatingSum {
     /// A rating in fixed point (exact: scaling by a power of two, then an integer part).
     #[inline(always)]
     fn fixed(rating: f32) -> i128 {
-        let scaled = f64::from(rating) * Self::SCALE;
-        // The common magnitudes convert in one instruction through i64.
-        if scaled.abs() < 9.0e18 {
-            i128::from(scaled as i64)
-        } else {
-            scaled as i128
-        }
+        // The common magnitudes convert in one instruction through i64 (inside the call).
+        crate::ladder::fixed_point::f64_to_i128(f64::from(rating) * Self::SCALE)
     }
 
     /// The sum of `ratings`.
@@ -175,7 +170,7 @@ impl RatingSum {
 
     /// The sum, rounded once to `f64`.
     pub(crate) fn value(self) -> f64 {
-        self.0 as f64 / Self::SCALE
+        crate::ladder::fixed_point::i128_to_f64(self.0) / Self::SCALE
     }
 }
 

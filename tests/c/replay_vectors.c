@@ -1,5 +1,5 @@
 /*
- * Replays the committed reference vectors (unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt)
+ * Replays the committed reference vectors (unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt)
  * through the C ABI and requires every output bit, then prints a digest of a wider sweep
  * (pools, batches, matchmaking, saves) so that runs on different platforms can be compared.
  *

@@ -13,23 +13,26 @@ namespace RankingElo.Tests.Mono
         /// Audit finding: with two players whose ratings drift apart further than the widest
         /// matchmaking window, no pair can ever form; PlayMatches looped forever (seeds 2, 3,
         /// 4 reproduced it), hanging the Editor. It must return with what it could play.
+        /// (One test over the seeds, not [TestCase]s: NUnit 2.6 builds those with code that
+        /// Mono's full-AOT mode, the stand-in for IL2CPP, cannot run.)
         /// </summary>
-        [TestCase(2)]
-        [TestCase(3)]
-        [TestCase(4)]
-        public void PlayMatchesReturnsWhenNobodyCanMeet(int seed)
+        [Test]
+        public void PlayMatchesReturnsWhenNobodyCanMeet()
         {
-            var population = new Population(2, seed);
-            try
+            foreach (int seed in new[] { 2, 3, 4 })
             {
-                int played = population.PlayMatches(5000);
-                Assert.That(played, Is.LessThan(5000), "the two players' ratings should drift out of reach");
-                Assert.That(played, Is.EqualTo(population.MatchesPlayed));
-                Assert.That(population.PlayMatch(), Is.False, "nobody can meet any more");
-            }
-            finally
-            {
-                population.Dispose();
+                var population = new Population(2, seed);
+                try
+                {
+                    int played = population.PlayMatches(5000);
+                    Assert.That(played, Is.LessThan(5000), "seed " + seed + ": the two players' ratings should drift out of reach");
+                    Assert.That(played, Is.EqualTo(population.MatchesPlayed), "seed " + seed);
+                    Assert.That(population.PlayMatch(), Is.False, "seed " + seed + ": nobody can meet any more");
+                }
+                finally
+                {
+                    population.Dispose();
+                }
             }
         }
 

@@ -21,6 +21,28 @@ namespace UnityEditor
     [AttributeUsage(AttributeTargets.Class)]
     public sealed class InitializeOnLoadAttribute : Attribute { }
 
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class MenuItem : Attribute
+    {
+        public MenuItem(string itemName) { }
+    }
+
+    public static class AssetDatabase
+    {
+        public static void Refresh() { }
+        public static bool DeleteAsset(string path) { return true; }
+    }
+
+    public enum BuildTarget { StandaloneWindows64 = 19, StandaloneOSX = 2, StandaloneLinux64 = 24, Android = 13, iOS = 9, WebGL = 20 }
+
+    public static class PlayerSettings
+    {
+        public static class WebGL
+        {
+            public static bool wasm2023 { get; set; }
+        }
+    }
+
     public enum MessageType { None, Info, Warning, Error }
 
     public static class EditorGUILayout
@@ -33,5 +55,33 @@ namespace UnityEditor
     public static class EditorGUI
     {
         public static void DrawRect(UnityEngine.Rect rect, UnityEngine.Color color) { }
+    }
+}
+
+namespace UnityEditor.Build.Reporting
+{
+    public sealed class BuildSummary
+    {
+        public UnityEditor.BuildTarget platform { get { return UnityEditor.BuildTarget.WebGL; } }
+    }
+
+    public sealed class BuildReport
+    {
+        public BuildSummary summary { get { return new BuildSummary(); } }
+    }
+}
+
+namespace UnityEditor.Build
+{
+    public interface IOrderedCallback { int callbackOrder { get; } }
+
+    public interface IPreprocessBuildWithReport : IOrderedCallback
+    {
+        void OnPreprocessBuild(UnityEditor.Build.Reporting.BuildReport report);
+    }
+
+    public class BuildFailedException : System.Exception
+    {
+        public BuildFailedException(string message) : base(message) { }
     }
 }

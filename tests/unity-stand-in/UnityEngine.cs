@@ -32,6 +32,7 @@ namespace UnityEngine
     {
         public static RuntimePlatform platform { get { return RuntimePlatform.LinuxEditor; } }
         public static string persistentDataPath { get { return "."; } }
+        public static string unityVersion { get { return "2021.3.0f1"; } }
     }
 
     public enum TextAnchor { UpperLeft, MiddleLeft, MiddleRight }
@@ -112,6 +113,31 @@ namespace UnityEngine
         public static void EndHorizontal() { }
         public static void Label(string text) { }
         public static bool Button(string text) { return false; }
+    }
+}
+
+namespace UnityEngine.TestTools
+{
+    public interface IPrebuildSetup { void Setup(); }
+    public interface IPostBuildCleanup { void Cleanup(); }
+
+    [AttributeUsage(AttributeTargets.Class | AttributeTargets.Method)]
+    public sealed class PrebuildSetupAttribute : Attribute { public PrebuildSetupAttribute(Type setupClass) { } }
+
+    [AttributeUsage(AttributeTargets.Class | AttributeTargets.Method)]
+    public sealed class PostBuildCleanupAttribute : Attribute { public PostBuildCleanupAttribute(Type cleanupClass) { } }
+}
+
+namespace UnityEngine.TestTools.Constraints
+{
+    public static class Is
+    {
+        public static NUnit.Framework.Constraints.ConstraintExpression Not { get { return new NUnit.Framework.Constraints.ConstraintExpression(); } }
+    }
+
+    public static class ConstraintExtensions
+    {
+        public static NUnit.Framework.Constraints.Constraint AllocatingGCMemory(this NUnit.Framework.Constraints.ConstraintExpression chain) { return null; }
     }
 }
 

@@ -1,23 +1,30 @@
 using System;
+using RankingElo.Native;
 using UnityEditor;
 using UnityEngine;
 
 namespace RankingElo.Editor
 {
     /// <summary>
-    /// When the Editor loads scripts, checks that this platform's native library of the
-    /// package loads, and says which binary is missing or broken instead of leaving a bare
-    /// <c>DllNotFoundException</c> for the first rating call.
+    /// "Tools > Ranking ELO > Check Native Library": loads this Editor's native library of the
+    /// package and says which binary is missing, stale or broken. Nothing runs when the Editor
+    /// loads scripts: loading a native library there would lock it (on Windows the package
+    /// could then not be updated or removed until the Editor quits). The runtime checks the
+    /// same way on first use and names the binary in the exception it throws.
     /// </summary>
-    [InitializeOnLoad]
     internal static class NativePluginCheck
     {
-        static NativePluginCheck()
+        [MenuItem("Tools/Ranking ELO/Check Native Library")]
+        private static void CheckFromMenu()
         {
             string problem = Check();
-            if (problem != null)
+            if (problem == null)
             {
-                Debug.LogError("Ranking ELO: " + problem);
+                Debug.Log("Ranking ELO: " + PluginBinary.ExpectedBinary() + " loads and answers.");
+            }
+            else
+            {
+                Debug.LogError(problem);
             }
         }
 
@@ -27,28 +34,21 @@ namespace RankingElo.Editor
         {
             try
             {
+                PluginBinary.EnsureLoaded();
                 float probability = RankingELO.GetProbabilityWinning(1500f, 1500f);
-                return probability == 0.5f ? null : "the native library answered " + probability + " for two equal ratings (expected 0.5): reinstall the package";
+                return probability == 0.5f ? null : "Ranking ELO: " + PluginBinary.ExpectedBinary() + " answered " + probability + " for two equal ratings (expected 0.5): reinstall the package";
             }
-            catch (DllNotFoundException)
+            catch (TypeInitializationException error)
             {
-                return "the native library for this Editor (" + ExpectedBinary() + ") is missing or cannot be loaded. "
-                    + "Reinstall the package, or if you build it yourself run `cargo xtask dist` and keep the binary's .meta file.";
+                return error.InnerException != null ? error.InnerException.Message : error.Message;
+            }
+            catch (DllNotFoundException error)
+            {
+                return error.Message;
             }
             catch (EntryPointNotFoundException error)
             {
-                return "the native library " + ExpectedBinary() + " is older than the package's C# (" + error.Message + "): update both together "
-                    + "(the Editor keeps a loaded native library until it restarts: restart it after updating).";
-            }
-        }
-
-        private static string ExpectedBinary()
-        {
-            switch (Application.platform)
-            {
-                case RuntimePlatform.WindowsEditor: return "Runtime/Plugins/Windows/x86_64/ranking_elo.dll";
-                case RuntimePlatform.OSXEditor: return "Runtime/Plugins/macOS/universal/libranking_elo.dylib";
-                default: return "Runtime/Plugins/Linux/x86_64/libranking_elo.so";
+                return error.Message;
             }
         }
     }

@@ -54,6 +54,7 @@ namespace RankingElo
         /// <summary>The default rules: logistic (c = 400), K = 32, initial rating 1500, no rounding.</summary>
         public unsafe EloRules()
         {
+            PluginBinary.EnsureLoaded();
             EloConfig* config = null;
             ThrowHelper.Check(NativeMethods.elo_config_new(&config));
             handle = EloConfigHandle.Wrap(config);
@@ -85,6 +86,7 @@ namespace RankingElo
 
         private static unsafe EloConfigHandle Parse(string json)
         {
+            PluginBinary.EnsureLoaded();
             byte[] utf8 = Encoding.UTF8.GetBytes(json);
             EloConfig* config = null;
             fixed (byte* text = utf8)

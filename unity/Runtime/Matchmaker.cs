@@ -44,6 +44,7 @@ namespace RankingElo
         /// <exception cref="EloArgumentException">A setting is out of range (the message names it).</exception>
         public unsafe Matchmaker(MatchmakerSettings settings)
         {
+            PluginBinary.EnsureLoaded();
             EloMatchmaker* queue = null;
             ThrowHelper.Check(NativeMethods.elo_matchmaker_new(settings.InitialDistance, settings.GrowthPerSecond, settings.MaxDistance, settings.Candidates, settings.Seed, &queue));
             handle = EloMatchmakerHandle.Wrap(queue);

@@ -26,6 +26,12 @@ using Vector2 = RankingElo.Vector2;
 /// </remarks>
 public static class RankingELO
 {
+    /// <summary>Checks once, before the first call, that the native library loads (naming the binary if not).</summary>
+    static RankingELO()
+    {
+        PluginBinary.EnsureLoaded();
+    }
+
     /// <summary>Probability that player 1 beats player 2: <c>1 / (1 + 10^((r2 - r1) / 400))</c>.</summary>
     /// <param name="ratingPlayer1">Rating of player 1.</param>
     /// <param name="ratingPlayer2">Rating of player 2.</param>

@@ -1,16 +1,25 @@
-//! Tests of the committed binaries of the Unity package (`cargo xtask test` runs them):
+//! Tests of the committed binaries of the Unity package (`cargo xtask test` runs them).
 //!
-//! * the C test program and the reference-vector replay (`tests/c/replay_vectors.c`) are
-//!   compiled against each binary this machine can run and run there: Linux x86-64
-//!   natively, Linux arm64 under `qemu-aarch64`, Windows under `wine64`, WebGL (the
-//!   Emscripten static library, linked by `emcc`) under `node`; each must pass and print
-//!   the same digest of its outputs as the freshly built host library;
-//! * the exported `elo_` functions of every binary (ELF, PE, Mach-O, archives) are exactly
-//!   the header's;
-//! * the macOS library's code signature matches its bytes, and its install name and
-//!   minimum versions are right.
+//! Every binary that can run on this machine, or in an emulator here, runs the project's
+//! own C test (`tests/c/test_ranking_elo.c`) and vector replay (`tests/c/replay_vectors.c`);
+//! each must pass and print the same digest of its outputs as the freshly built host
+//! library, and each must fail on a copy of the vectors with one flipped bit (the negative
+//! control: a run that cannot fail proves nothing). What runs where:
 //!
-//! Only the small test programs are compiled here, never the libraries, so this stays fast.
+//! | binary | how it runs here | what stands in for the real system |
+//! |---|---|---|
+//! | Linux x86-64 `.so` | natively | (none) |
+//! | Linux arm64 `.so` | `qemu-aarch64` | a CPU emulator |
+//! | Windows `.dll` | `wine64` | Wine for Windows |
+//! | WebGL `.a` | linked by `emcc`, under `node` and in headless Chromium | Debian's Emscripten for Unity's |
+//! | Android `.so` ×3 | x86_64 natively, arm64 under `qemu-aarch64`, armeabi-v7a under `qemu-arm` | glibc plus a shim (`tests/android/bionic_shim.c`) for bionic |
+//! | macOS `.dylib` (2 slices), iOS `.a` (device, simulator) | Unicorn (`tests/darwin_run.py`), after an `ld64.lld` link against libSystem's export list | the emulator's libSystem stand-ins for Darwin |
+//!
+//! Beside the runs: every binary exports exactly the header's functions; the Android
+//! libraries pass the Play Store's and the NDK's checks (`android_checks`); the static
+//! libraries define no global symbol but the `elo_` functions and carry no bitcode; the
+//! Apple binaries' load commands, code signature (ours and `rcodesign`'s) and privacy
+//! manifest are right (`apple.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -21,166 +30,336 @@ use crate::root;
 use crate::tools::{ensure, Counts, Step};
 
 /// Debian packages the cross-platform runs need.
-const PACKAGES: [&str; 8] = ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross", "qemu-user", "gcc-mingw-w64-x86-64", "wine64", "emscripten", "nodejs", "llvm-22"];
+pub const PACKAGES: [&str; 15] = [
+    "gcc-aarch64-linux-gnu",
+    "libc6-dev-arm64-cross",
+    "gcc-arm-linux-gnueabi",
+    "libc6-dev-armel-cross",
+    "qemu-user",
+    "gcc-mingw-w64-x86-64",
+    "wine64",
+    "emscripten",
+    "nodejs",
+    "llvm-22",
+    "clang-22",
+    "lld-22",
+    "chromium",
+    "python3-pip",
+    "python3-venv",
+];
 
 /// The Wine loader (Debian installs it outside PATH).
 const WINE: &str = "/usr/lib/wine/wine64";
 
 fn ensure_tools() -> Result<(), String> {
-    let hint = "install the cross compilers and runners (Debian: gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user gcc-mingw-w64-x86-64 wine64 emscripten nodejs llvm-22)";
-    for program in ["aarch64-linux-gnu-gcc", "qemu-aarch64", "x86_64-w64-mingw32-gcc", "emcc", "node", "llvm-nm-22", "llvm-readobj-22", WINE] {
-        ensure(program, &PACKAGES, hint)?;
+    let hint = format!("install the cross compilers and runners (Debian: {})", PACKAGES.join(" "));
+    for program in [
+        "aarch64-linux-gnu-gcc",
+        "arm-linux-gnueabi-gcc",
+        "qemu-aarch64",
+        "qemu-arm",
+        "x86_64-w64-mingw32-gcc",
+        "emcc",
+        "node",
+        "llvm-nm-22",
+        "llvm-readobj-22",
+        "clang-22",
+        "ld64.lld-22",
+        "chromium",
+        WINE,
+    ] {
+        ensure(program, &PACKAGES, &hint)?;
     }
     Ok(())
 }
 
-/// Where a runnable binary is run from, and how.
-struct Run {
-    title: &'static str,
+/// The outcome of one program run.
+pub struct Execution {
+    /// The program exited with status 0.
+    pub success: bool,
+    /// What it printed.
+    pub stdout: String,
+    /// What it printed on standard error.
+    pub stderr: String,
+}
+
+/// A platform whose binary runs here: it builds and runs the two C programs against it.
+pub trait Runnable {
+    /// The platform and how it runs, in words.
+    fn title(&self) -> String;
+    /// Runs `program` (`test_ranking_elo` or `replay_vectors`) with `args` (files).
+    fn execute(&self, program: &str, args: &[PathBuf]) -> Result<Execution, String>;
+}
+
+/// The source of a program.
+pub fn source(program: &str) -> PathBuf {
+    root().join("tests/c").join(format!("{program}.c"))
+}
+
+/// Warnings are errors for the test programs on every compiler.
+pub const STRICT: [&str; 4] = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
+
+/// Where the runs of `name` keep their files.
+pub fn out_dir(name: &str) -> PathBuf {
+    root().join("target/binaries").join(name.replace([' ', '(', ')', ',', '.', '/'], "_"))
+}
+
+/// The committed binary of a package folder.
+pub fn plugin(folder: &str) -> PathBuf {
+    PLATFORMS.iter().find(|p| p.folder == folder).map(crate::dist::Platform::path).expect("known platform")
+}
+
+/// A program compiled by a C compiler for the platform and run as a process, directly or
+/// under a runner (qemu, Wine, node).
+struct Process {
+    title: String,
     /// Compiler for the test programs.
-    cc: &'static str,
+    cc: String,
     /// Extra compiler arguments after the source (libraries).
     link: Vec<String>,
     /// Output file suffix.
     exe: &'static str,
+    /// Where the executables go (Windows: beside the DLL).
+    dir: PathBuf,
     /// Runner program and its arguments before the executable (empty: run directly).
     runner: Vec<String>,
     /// Environment for the run.
     env: Vec<(String, String)>,
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    root().join("target/binaries").join(name)
+impl Runnable for Process {
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+
+    fn execute(&self, program: &str, args: &[PathBuf]) -> Result<Execution, String> {
+        let exe = self.dir.join(format!("{program}{}", self.exe));
+        if !exe.exists() {
+            std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
+            Step::new(&format!("{program} for {} (compile)", self.title), &self.cc)
+                .args(STRICT)
+                .arg(format!("-I{}", root().join("include").display()))
+                .arg(source(program))
+                .args(&self.link)
+                .arg("-o")
+                .arg(&exe)
+                .run()?;
+        }
+        let mut command = if self.runner.is_empty() { Command::new(&exe) } else { Command::new(&self.runner[0]) };
+        if !self.runner.is_empty() {
+            command.args(&self.runner[1..]).arg(&exe);
+        }
+        command.args(args).current_dir(&self.dir).envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let output = command.output().map_err(|e| format!("{program} on {}: cannot start: {e}", self.title))?;
+        Ok(Execution {
+            success: output.status.success(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
 }
 
-fn plugin(folder: &str) -> PathBuf {
-    PLATFORMS.iter().find(|p| p.folder == folder).map(crate::dist::Platform::path).expect("known platform")
-}
-
-fn runs(host_library: &Path) -> Result<Vec<Run>, String> {
-    let linux = plugin("Linux/x86_64");
-    let arm = plugin("Linux/arm64");
-    let windows = plugin("Windows/x86_64");
-    let webgl = plugin("WebGL");
-    let dir = |p: &Path| p.parent().expect("plugin folder").display().to_string();
+/// The platforms run as processes: the host build, Linux, Windows, WebGL under node, and
+/// Android through the bionic shim.
+fn processes(host_library: &Path) -> Result<Vec<Box<dyn Runnable>>, String> {
+    let dir = |folder: &str| plugin(folder).parent().expect("plugin folder").display().to_string();
+    // Every run compiles its programs afresh (the sources may have changed).
+    let fresh = |title: &str| {
+        let dir = out_dir(title);
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    };
     // Windows: the DLL, the Wine stand-in for bcryptprimitives.dll and the programs share a
     // folder (Windows looks for DLLs beside the program first).
-    let wine_dir = out_dir("windows");
+    let wine_dir = fresh("windows");
     std::fs::create_dir_all(&wine_dir).map_err(|e| e.to_string())?;
-    std::fs::copy(&windows, wine_dir.join("ranking_elo.dll")).map_err(|e| format!("copy the DLL: {e}"))?;
+    std::fs::copy(plugin("Windows/x86_64"), wine_dir.join("ranking_elo.dll")).map_err(|e| format!("copy the DLL: {e}"))?;
     Step::new("Wine stand-in for bcryptprimitives.dll (test only)", "x86_64-w64-mingw32-gcc")
         .args(["-shared", "-O2", "-o"])
         .arg(wine_dir.join("bcryptprimitives.dll"))
         .arg(root().join("tests/wine/bcryptprimitives.c"))
         .arg("-ladvapi32")
         .run()?;
-    Ok(vec![
-        Run {
-            title: "host build",
-            cc: "cc",
+    let mut runs: Vec<Box<dyn Runnable>> = vec![
+        Box::new(Process {
+            title: "host build".into(),
+            cc: "cc".into(),
             link: vec![format!("-L{}", host_library.display()), "-lranking_elo".into(), "-lm".into()],
             exe: "",
+            dir: fresh("host build"),
             runner: vec![],
             env: vec![("LD_LIBRARY_PATH".into(), host_library.display().to_string())],
-        },
-        Run {
-            title: "Linux x86_64 (committed .so)",
-            cc: "cc",
-            link: vec![format!("-L{}", dir(&linux)), "-lranking_elo".into(), "-lm".into()],
+        }),
+        Box::new(Process {
+            title: "Linux x86_64 (committed .so)".into(),
+            cc: "cc".into(),
+            link: vec![format!("-L{}", dir("Linux/x86_64")), "-lranking_elo".into(), "-lm".into()],
             exe: "",
+            dir: fresh("linux x86_64"),
             runner: vec![],
-            env: vec![("LD_LIBRARY_PATH".into(), dir(&linux))],
-        },
-        Run {
-            title: "Linux arm64 (committed .so, qemu-aarch64)",
-            cc: "aarch64-linux-gnu-gcc",
-            link: vec![format!("-L{}", dir(&arm)), "-lranking_elo".into(), "-lm".into()],
+            env: vec![("LD_LIBRARY_PATH".into(), dir("Linux/x86_64"))],
+        }),
+        Box::new(Process {
+            title: "Linux arm64 (committed .so, qemu-aarch64)".into(),
+            cc: "aarch64-linux-gnu-gcc".into(),
+            link: vec![format!("-L{}", dir("Linux/arm64")), "-lranking_elo".into(), "-lm".into()],
             exe: "",
-            runner: vec!["qemu-aarch64".into(), "-L".into(), "/usr/aarch64-linux-gnu".into(), "-E".into(), format!("LD_LIBRARY_PATH={}", dir(&arm))],
+            dir: fresh("linux arm64"),
+            runner: vec!["qemu-aarch64".into(), "-L".into(), "/usr/aarch64-linux-gnu".into(), "-E".into(), format!("LD_LIBRARY_PATH={}", dir("Linux/arm64"))],
             env: vec![],
-        },
-        Run {
-            title: "Windows x86_64 (committed .dll, wine64)",
-            cc: "x86_64-w64-mingw32-gcc",
+        }),
+        Box::new(Process {
+            title: "Windows x86_64 (committed .dll, wine64)".into(),
+            cc: "x86_64-w64-mingw32-gcc".into(),
             link: vec![wine_dir.join("ranking_elo.dll").display().to_string()],
             exe: ".exe",
+            dir: wine_dir,
             runner: vec![WINE.into()],
             env: vec![
                 ("WINEPREFIX".into(), out_dir("wine-prefix").display().to_string()),
                 ("WINEDEBUG".into(), "-all".into()),
                 ("WINEDLLOVERRIDES".into(), "mscoree,mshtml=".into()),
             ],
-        },
-        Run {
-            title: "WebGL (committed Emscripten library, node)",
-            cc: "emcc",
-            link: vec![
-                webgl.display().to_string(),
-                "-fwasm-exceptions".into(),
-                "-sNODERAWFS=1".into(),
-                "-sALLOW_MEMORY_GROWTH=1".into(),
-                // -O2 would run Emscripten's JS optimizer, which needs node modules the
-                // packaged Node.js does not see; the library itself is already optimized.
-                "-O1".into(),
-            ],
+        }),
+        Box::new(Process {
+            title: "WebGL (committed Emscripten library, node)".into(),
+            cc: "emcc".into(),
+            link: {
+                let mut link = vec![plugin("WebGL").display().to_string()];
+                link.extend(crate::browser::EMCC_LIBRARY_FLAGS.iter().map(|f| (*f).to_owned()));
+                link.extend(["-sNODERAWFS=1".to_owned()]);
+                link
+            },
             exe: ".js",
+            dir: fresh("webgl node"),
             runner: vec!["node".into(), "--no-experimental-fetch".into()],
             env: vec![],
-        },
-    ])
+        }),
+    ];
+    for abi in crate::android::ABIS {
+        runs.push(android_process(&abi)?);
+    }
+    Ok(runs)
 }
 
-/// Compiles and runs the C test and the vector replay against every runnable binary;
-/// all must pass with the host build's digest.
+/// The Android library of `abi` run under glibc: natively or under qemu, with the bionic
+/// shim preloaded as `libc.so` (and empty `libm.so`, `libdl.so` that pull in glibc's).
+fn android_process(abi: &crate::android::Abi) -> Result<Box<dyn Runnable>, String> {
+    let (cc, sysroot, qemu) = match abi.bionic_arch {
+        "x86_64" => ("cc", "", ""),
+        "arm64" => ("aarch64-linux-gnu-gcc", "/usr/aarch64-linux-gnu", "qemu-aarch64"),
+        "arm" => ("arm-linux-gnueabi-gcc", "/usr/arm-linux-gnueabi", "qemu-arm"),
+        other => return Err(format!("no runner for Android {other}")),
+    };
+    let title = format!("{} (committed .so, {}bionic shim)", abi.folder, if qemu.is_empty() { String::new() } else { format!("{qemu}, ") });
+    let dir = out_dir(&title);
+    let _ = std::fs::remove_dir_all(&dir);
+    let shim = dir.join("shim");
+    std::fs::create_dir_all(&shim).map_err(|e| e.to_string())?;
+    let empty = shim.join("empty.c");
+    std::fs::write(&empty, "/* An empty library: its NEEDED entry pulls in glibc's. */\nvoid ranking_elo_bionic_shim_empty(void) {}\n").map_err(|e| e.to_string())?;
+    for (name, source, needs) in [("libc.so", root().join("tests/android/bionic_shim.c"), "-lc"), ("libm.so", empty.clone(), "-lm"), ("libdl.so", empty, "-ldl")] {
+        Step::new(&format!("bionic shim {name} for {}", abi.folder), cc)
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-Wl,-soname,{name}"))
+            .arg(&source)
+            .args(["-Wl,--no-as-needed", needs, "-o"])
+            .arg(shim.join(name))
+            .quiet()
+            .run()?;
+    }
+    let library = plugin(abi.folder).parent().expect("plugin folder").display().to_string();
+    let library_path = format!("{library}:{}", shim.display());
+    let preload = shim.join("libc.so").display().to_string();
+    let (runner, env) = if qemu.is_empty() {
+        (vec![], vec![("LD_LIBRARY_PATH".to_owned(), library_path), ("LD_PRELOAD".to_owned(), preload)])
+    } else {
+        (vec![qemu.to_owned(), "-L".into(), sysroot.into(), "-E".into(), format!("LD_LIBRARY_PATH={library_path}"), "-E".into(), format!("LD_PRELOAD={preload}")], vec![])
+    };
+    Ok(Box::new(Process {
+        title,
+        cc: cc.into(),
+        // The library's libc.so/libm.so/libdl.so are found at run time (the shim).
+        link: vec![format!("-L{library}"), "-lranking_elo".into(), "-lm".into(), "-Wl,--allow-shlib-undefined".into()],
+        exe: "",
+        dir,
+        runner,
+        env,
+    }))
+}
+
+/// The reference vectors, and a copy with one flipped output bit for the negative control.
+struct Vectors {
+    pair: PathBuf,
+    team: PathBuf,
+    tampered: PathBuf,
+}
+
+impl Vectors {
+    fn prepare() -> Result<Self, String> {
+        let folder = root().join("unity/Tests/Runtime/Vectors~");
+        let pair = folder.join("RankingEloReferenceVectors.txt");
+        let text = std::fs::read_to_string(&pair).map_err(|e| format!("{}: {e}", pair.display()))?;
+        // The first `rate` line's last output, one bit flipped.
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let line = lines.iter_mut().find(|l| l.starts_with("rate ")).ok_or("no rate line in the vectors")?;
+        let (head, last) = line.rsplit_once(' ').ok_or("a rate line without fields")?;
+        let bits = u32::from_str_radix(last, 16).map_err(|e| format!("{last}: {e}"))? ^ 1;
+        *line = format!("{head} {bits:08x}");
+        let tampered = root().join("target/binaries/TamperedVectors.txt");
+        std::fs::create_dir_all(tampered.parent().expect("a folder")).map_err(|e| e.to_string())?;
+        std::fs::write(&tampered, lines.join("\n") + "\n").map_err(|e| e.to_string())?;
+        Ok(Self { pair, team: folder.join("RankingEloTeamVectors.txt"), tampered })
+    }
+}
+
+/// Runs both programs and the negative control on one platform; returns its counts and digest.
+fn exercise(platform: &dyn Runnable, vectors: &Vectors) -> Result<(Counts, Option<String>), String> {
+    let mut counts = Counts::default();
+    let mut digest = None;
+    for (program, args) in [("test_ranking_elo", vec![]), ("replay_vectors", vec![vectors.pair.clone(), vectors.team.clone()])] {
+        let title = format!("{program} on {}", platform.title());
+        println!("==> {title}");
+        let run = platform.execute(program, &args)?;
+        let mut ran = Counts::default();
+        for line in run.stdout.lines() {
+            if line.starts_with("FAIL") || line.starts_with("digest") || line.starts_with("build") || line.contains(" passed, ") {
+                println!("    {line}");
+            }
+            ran.read_line(line);
+        }
+        if !run.success || ran.total() == 0 || ran.failed > 0 {
+            println!("{}{}", run.stdout, run.stderr);
+            return Err(format!("{title} failed ({} passed, {} failed)", ran.passed, ran.failed));
+        }
+        counts += ran;
+        if let Some(found) = run.stdout.lines().find_map(|l| l.strip_prefix("digest ")) {
+            digest = Some(found.to_owned());
+        }
+    }
+    // The negative control: the replay must notice one flipped bit.
+    let control = platform.execute("replay_vectors", std::slice::from_ref(&vectors.tampered))?;
+    let noticed = !control.success && control.stdout.lines().any(|l| l.starts_with("FAIL"));
+    println!("    negative control (one flipped bit in a vector): {}", if noticed { "fails, as it must" } else { "DID NOT FAIL" });
+    counts += Counts { passed: u64::from(noticed), failed: u64::from(!noticed) };
+    Ok((counts, digest))
+}
+
+/// Runs the C programs on every platform that runs here (each with its negative control),
+/// requires the host build's digest everywhere, and checks every binary's symbols.
 pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     ensure_tools()?;
+    crate::apple::ensure_python_tools()?;
+    let vectors = Vectors::prepare()?;
+    let mut platforms = processes(host_library)?;
+    platforms.push(Box::new(crate::browser::Chromium::new()?));
+    platforms.extend(crate::apple::emulated()?);
     let mut counts = Counts::default();
-    let vectors = root().join("unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt");
-    let team_vectors = root().join("unity/Tests/Runtime/Resources/RankingEloTeamVectors.txt");
-    let include = format!("-I{}", root().join("include").display());
-    let strict = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
     let mut digests: Vec<(String, String)> = Vec::new();
-    for run in runs(host_library)? {
-        let dir = out_dir(&run.title.replace([' ', '(', ')', ',', '.'], "_"));
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        for (program, source) in [("test_ranking_elo", "tests/c/test_ranking_elo.c"), ("replay_vectors", "tests/c/replay_vectors.c")] {
-            let exe = if run.exe == ".exe" { out_dir("windows").join(format!("{program}.exe")) } else { dir.join(format!("{program}{}", run.exe)) };
-            Step::new(&format!("{program} for {} (compile)", run.title), run.cc)
-                .args(strict)
-                .arg(&include)
-                .arg(root().join(source))
-                .args(&run.link)
-                .arg("-o")
-                .arg(&exe)
-                .run()?;
-            let mut command = if run.runner.is_empty() { Command::new(&exe) } else { Command::new(&run.runner[0]) };
-            if !run.runner.is_empty() {
-                command.args(&run.runner[1..]).arg(&exe);
-            }
-            if program == "replay_vectors" {
-                command.arg(&vectors).arg(&team_vectors);
-            }
-            command.envs(run.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-            let title = format!("{program} on {}", run.title);
-            println!("==> {title}");
-            let output = command.output().map_err(|e| format!("{title}: cannot start: {e}"))?;
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            let mut ran = Counts::default();
-            for line in stdout.lines() {
-                if line.starts_with("FAIL") || line.starts_with("digest") || line.starts_with("build") || line.contains(" passed, ") {
-                    println!("    {line}");
-                }
-                ran.read_line(line);
-            }
-            if !output.status.success() || ran.total() == 0 {
-                println!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
-                return Err(format!("{title} failed ({}; {} passed, {} failed)", output.status, ran.passed, ran.failed));
-            }
-            counts += ran;
-            if let Some(digest) = stdout.lines().find_map(|l| l.strip_prefix("digest ")) {
-                digests.push((run.title.to_owned(), digest.to_owned()));
-            }
-        }
+    for platform in &platforms {
+        let (ran, digest) = exercise(platform.as_ref(), &vectors)?;
+        counts += ran;
+        digests.push((platform.title(), digest.ok_or_else(|| format!("{} printed no digest", platform.title()))?));
     }
     let reference = digests.first().map(|(_, d)| d.clone()).unwrap_or_default();
     for (title, digest) in &digests {
@@ -189,72 +368,44 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
         counts += Counts { passed: u64::from(same), failed: u64::from(!same) };
     }
     counts += exports()?;
-    counts += macos()?;
-    Ok(counts)
-}
-
-/// The macOS library, which cannot run here: its arm64 slice's ad-hoc code signature
-/// matches its bytes (`tests/macho_signature.py` recomputes every page hash, as the loader
-/// does), both slices are there, the install name is `@rpath/…`, and the minimum macOS
-/// versions are those of `dist.rs`.
-fn macos() -> Result<Counts, String> {
-    let path = plugin("macOS/universal");
-    let mut counts = Counts::default();
-    let signature = Command::new("python3").arg(root().join("tests/macho_signature.py")).arg(&path).output().map_err(|e| format!("python3: {e}"))?;
-    let report = String::from_utf8_lossy(&signature.stdout);
-    println!("    macOS signature: {}", report.trim().replace('\n', "; "));
-    counts += Counts { passed: u64::from(signature.status.success()), failed: u64::from(!signature.status.success()) };
-    let headers = Command::new("llvm-objdump-22").args(["--macho", "--private-headers", "--arch=all"]).arg(&path).output().map_err(|e| format!("llvm-objdump-22: {e}"))?;
-    let text = String::from_utf8_lossy(&headers.stdout);
-    for (what, needle) in [
-        ("install name @rpath", "name @rpath/libranking_elo.dylib"),
-        ("arm64 slice for macOS 11", "minos 11.0"),
-        ("x86_64 slice for macOS 10.13", "version 10.13"),
-    ] {
-        let ok = text.contains(needle);
-        println!("    macOS {what}: {}", if ok { "yes" } else { "NO" });
-        counts += Counts { passed: u64::from(ok), failed: u64::from(!ok) };
+    for abi in crate::android::ABIS {
+        counts += android_checks(&abi)?;
     }
+    counts += static_archive_checks()?;
+    counts += crate::apple::checks()?;
     Ok(counts)
 }
 
-/// The `elo_` functions the header declares.
-fn header_functions() -> Result<BTreeSet<String>, String> {
-    let header = std::fs::read_to_string(root().join("include/ranking_elo.h")).map_err(|e| e.to_string())?;
-    Ok(header
-        .lines()
-        .filter(|l| !l.starts_with(' ') && !l.starts_with('/') && !l.starts_with('#'))
-        .filter_map(|l| {
-            let before = l.split('(').next()?;
-            let name = before.rsplit([' ', '*']).next()?;
-            (name.starts_with("elo_") && l.contains('(')).then(|| name.to_owned())
-        })
-        .collect())
+/// One check's outcome, printed and counted.
+pub fn verdict(what: &str, ok: bool, detail: &str) -> Counts {
+    println!("    {what}: {}{}", if ok { "yes" } else { "NO" }, if detail.is_empty() { String::new() } else { format!(" ({detail})") });
+    Counts { passed: u64::from(ok), failed: u64::from(!ok) }
+}
+
+/// Output of a tool, which must succeed.
+pub fn tool_output(program: &str, args: &[&str], path: &Path) -> Result<String, String> {
+    let output = Command::new(program).args(args).arg(path).output().map_err(|e| format!("{program}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("{program} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// Checks that every binary exports exactly the header's `elo_` functions.
 fn exports() -> Result<Counts, String> {
-    let wanted = header_functions()?;
-    if wanted.len() < 40 {
-        return Err(format!("only {} functions found in the header", wanted.len()));
-    }
+    let wanted = crate::header::functions()?;
     let mut counts = Counts::default();
     for platform in PLATFORMS {
         let path = platform.path();
         // A DLL: its export table; ELF shared libraries: the dynamic symbol table; Mach-O and
         // archives: the defined global symbols (every slice of a universal file).
-        let (tool, args): (&str, Vec<&str>) = if platform.kind == Kind::MingwShared {
-            ("llvm-readobj-22", vec!["--coff-exports"])
-        } else if platform.kind == Kind::ZigShared && !platform.folder.starts_with("macOS") {
-            ("llvm-nm-22", vec!["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"])
-        } else {
-            ("llvm-nm-22", vec!["--defined-only", "--extern-only", "--just-symbol-name"])
+        let text = match platform.kind {
+            Kind::MingwShared => tool_output("llvm-readobj-22", &["--coff-exports"], &path)?,
+            Kind::ZigShared if !platform.folder.starts_with("macOS") => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?,
+            Kind::AndroidShared => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?,
+            _ => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name"], &path)?,
         };
-        let output = Command::new(tool).args(&args).arg(&path).output().map_err(|e| format!("{tool}: {e}"))?;
-        if !output.status.success() {
-            return Err(format!("{tool} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)));
-        }
-        let found: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        let found: BTreeSet<String> = text
             .lines()
             .map(|l| l.trim().trim_start_matches("Name: ").trim_start_matches('_').to_owned())
             .filter(|name| name.starts_with("elo_"))
@@ -262,11 +413,73 @@ fn exports() -> Result<Counts, String> {
         let missing: Vec<&String> = wanted.difference(&found).collect();
         let extra: Vec<&String> = found.difference(&wanted).collect();
         let ok = missing.is_empty() && extra.is_empty();
-        println!("    exports of {}: {} elo_ functions{}", platform.folder, found.len(), if ok { ", as the header" } else { "" });
-        if !ok {
-            println!("    missing {missing:?}, not in the header {extra:?}");
+        counts += verdict(&format!("{} exports the header's {} functions", platform.folder, wanted.len()), ok, &if ok { String::new() } else { format!("missing {missing:?}, not in the header {extra:?}") });
+    }
+    Ok(counts)
+}
+
+/// The Android library of `abi` as the NDK and the Play Store want it: every import that is
+/// not weak is public in bionic at the minimum API level for the ABI; it needs only system
+/// libraries; its LOAD segments are 16 KiB aligned; it has no text relocations; nothing but
+/// the header's functions is exported.
+fn android_checks(abi: &crate::android::Abi) -> Result<Counts, String> {
+    let path = plugin(abi.folder);
+    let mut counts = Counts::default();
+    let bionic = crate::bionic::all_public_symbols(abi.bionic_arch, crate::bionic::MIN_API)?;
+    let undefined = tool_output("llvm-nm-22", &["--dynamic", "--undefined-only"], &path)?;
+    let mut missing = Vec::new();
+    let mut imports = 0;
+    for line in undefined.lines() {
+        let mut fields = line.split_whitespace();
+        let (Some(kind), Some(name)) = (fields.next(), fields.next()) else { continue };
+        imports += 1;
+        // `w`/`v`: weak; the library checks at run time (e.g. getrandom, API 28).
+        if kind != "w" && kind != "v" && !bionic.contains_key(name) {
+            missing.push(name.to_owned());
         }
-        counts += Counts { passed: u64::from(ok), failed: u64::from(!ok) };
+    }
+    counts += verdict(
+        &format!("{}: every import is in bionic at API {}", abi.folder, crate::bionic::MIN_API),
+        missing.is_empty() && imports > 10,
+        &if missing.is_empty() { format!("{imports} imports") } else { format!("not in bionic: {missing:?}") },
+    );
+    let dynamic = tool_output("llvm-readobj-22", &["--dynamic-table"], &path)?;
+    let needed: Vec<&str> = dynamic.lines().filter_map(|l| l.split("Shared library: [").nth(1)).map(|l| l.trim_end_matches(']')).collect();
+    let system = needed.iter().all(|n| ["libc.so", "libm.so", "libdl.so"].contains(n));
+    counts += verdict(&format!("{}: needs only system libraries", abi.folder), system && !needed.is_empty(), &needed.join(", "));
+    counts += verdict(&format!("{}: no text relocations", abi.folder), !dynamic.contains("TEXTREL"), "");
+    let soname = dynamic.contains("Library soname: [libranking_elo.so]");
+    counts += verdict(&format!("{}: SONAME libranking_elo.so", abi.folder), soname, "");
+    let segments = tool_output("llvm-readelf-22", &["-lW"], &path)?;
+    let alignments: Vec<u64> = segments
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOAD"))
+        .filter_map(|l| l.split_whitespace().last().and_then(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok()))
+        .collect();
+    let aligned = !alignments.is_empty() && alignments.iter().all(|a| *a >= 16384);
+    counts += verdict(&format!("{}: LOAD segments aligned to 16 KiB", abi.folder), aligned, &format!("{alignments:?}"));
+    let defined = tool_output("llvm-nm-22", &["--dynamic", "--defined-only", "--just-symbol-name"], &path)?;
+    let others: Vec<&str> = defined.lines().map(str::trim).filter(|n| !n.is_empty() && !n.starts_with("elo_")).collect();
+    counts += verdict(&format!("{}: exports nothing but the elo_ functions", abi.folder), others.is_empty(), &others.join(", "));
+    Ok(counts)
+}
+
+/// The static libraries (iOS, the iOS simulator, WebGL): one object, no global symbol but
+/// the `elo_` functions (so no clash with another Rust library in the same app), no
+/// embedded bitcode.
+fn static_archive_checks() -> Result<Counts, String> {
+    let mut counts = Counts::default();
+    for platform in PLATFORMS.iter().filter(|p| matches!(p.kind, Kind::Static(_))) {
+        let path = platform.path();
+        let members = tool_output("llvm-ar-22", &["t"], &path)?;
+        let member_list: Vec<&str> = members.lines().collect();
+        counts += verdict(&format!("{}: one object in the archive", platform.folder), member_list == ["ranking_elo.o"], &member_list.join(", "));
+        let globals = crate::archive::symbols(&path, &["--defined-only", "--extern-only"])?;
+        let others: Vec<&String> = globals.iter().filter(|n| !n.trim_start_matches('_').starts_with("elo_")).collect();
+        counts += verdict(&format!("{}: no global symbol but the elo_ functions", platform.folder), others.is_empty() && !globals.is_empty(), &format!("{} global, others {others:?}", globals.len()));
+        let sections = tool_output("llvm-objdump-22", &["--section-headers"], &path)?;
+        let bitcode = sections.lines().any(|l| l.contains("__bitcode") || l.contains(".llvmbc") || l.contains("__cmdline") || l.contains(".llvmcmd"));
+        counts += verdict(&format!("{}: no embedded bitcode", platform.folder), !bitcode, "");
     }
     Ok(counts)
 }

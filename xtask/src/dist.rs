@@ -5,14 +5,17 @@
 //! One compiler for every binary: Debian's `rustc-web` (pinned below) with its standard
 //! library's source, built per target with `-Zbuild-std` (`RUSTC_BOOTSTRAP=1`), so that no
 //! prebuilt standard library has to be downloaded. Linkers: zig through `cargo-zigbuild`
-//! (Linux with a glibc 2.17 floor, macOS), MinGW-w64 (Windows). Static libraries (iOS,
-//! Android, WebGL) need no linker and are built alone (`--crate-type staticlib`).
+//! (Linux with a glibc 2.17 floor, macOS), MinGW-w64 (Windows), clang and lld against
+//! bionic stubs (Android, `android.rs`). Static libraries (iOS, the iOS simulator, WebGL)
+//! need no linker: they are built alone (`--crate-type staticlib`) and then rebuilt so that
+//! only the `elo_` functions are global and no bitcode is left (`archive.rs`).
 //!
 //! What this file says is part of the engine's build id (see `build.rs`): changing a flag
 //! here makes the tests ask for a new `cargo xtask dist`.
 
 use std::path::{Path, PathBuf};
 
+use crate::archive::Format;
 use crate::root;
 use crate::tools::{ensure, has, Step};
 
@@ -32,11 +35,13 @@ const MACOS_X86_64_MIN: &str = "10.13";
 const MACOS_ARM64_MIN: &str = "11.0";
 /// Oldest iOS (Unity 2021.3 and later support iOS 12 and newer).
 const IOS_MIN: &str = "12.0";
+/// Oldest iOS of the Apple-silicon simulator (the first with an arm64 simulator).
+const IOS_SIMULATOR_MIN: &str = "14.0";
 /// The glibc floor of the Linux libraries (Unity's Linux Editor supports Ubuntu 18.04+
 /// and older enterprise distributions; 2.17 is CentOS 7's).
 const GLIBC_FLOOR: &str = "2.17";
 /// Debian packages the builds need.
-pub const DIST_PACKAGES: [&str; 6] = ["rustc-web", "cargo-web", "rust-web-src", "gcc-mingw-w64-x86-64", "llvm-22", "python3-pip"];
+pub const DIST_PACKAGES: [&str; 8] = ["rustc-web", "cargo-web", "rust-web-src", "gcc-mingw-w64-x86-64", "llvm-22", "clang-22", "lld-22", "python3-pip"];
 
 /// How a platform's binary is linked.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -45,8 +50,10 @@ pub enum Kind {
     ZigShared,
     /// A shared library linked by MinGW-w64.
     MingwShared,
-    /// A static library (no linker).
-    Static,
+    /// An Android shared library: a static library linked by `android.rs`.
+    AndroidShared,
+    /// A static library (no linker), rebuilt by `archive.rs`.
+    Static(crate::archive::Format),
 }
 
 /// One binary of the Unity package.
@@ -63,16 +70,17 @@ pub struct Platform {
 }
 
 /// Every binary the package ships.
-pub const PLATFORMS: [Platform; 9] = [
+pub const PLATFORMS: [Platform; 10] = [
     Platform { folder: "Linux/x86_64", file: "libranking_elo.so", targets: &["x86_64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Linux/arm64", file: "libranking_elo.so", targets: &["aarch64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Windows/x86_64", file: "ranking_elo.dll", targets: &["x86_64-pc-windows-gnu"], kind: Kind::MingwShared },
     Platform { folder: "macOS/universal", file: "libranking_elo.dylib", targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"], kind: Kind::ZigShared },
-    Platform { folder: "iOS/arm64", file: "libranking_elo.a", targets: &["aarch64-apple-ios"], kind: Kind::Static },
-    Platform { folder: "Android/arm64-v8a", file: "libranking_elo.a", targets: &["aarch64-linux-android"], kind: Kind::Static },
-    Platform { folder: "Android/armeabi-v7a", file: "libranking_elo.a", targets: &["armv7-linux-androideabi"], kind: Kind::Static },
-    Platform { folder: "Android/x86_64", file: "libranking_elo.a", targets: &["x86_64-linux-android"], kind: Kind::Static },
-    Platform { folder: "WebGL", file: "libranking_elo.a", targets: &["wasm32-unknown-emscripten"], kind: Kind::Static },
+    Platform { folder: "iOS/arm64", file: "libranking_elo.a", targets: &["aarch64-apple-ios"], kind: Kind::Static(Format::MachO) },
+    Platform { folder: "iOS/arm64-simulator", file: "libranking_elo.a", targets: &["aarch64-apple-ios-sim"], kind: Kind::Static(Format::MachO) },
+    Platform { folder: "Android/arm64-v8a", file: "libranking_elo.so", targets: &["aarch64-linux-android"], kind: Kind::AndroidShared },
+    Platform { folder: "Android/armeabi-v7a", file: "libranking_elo.so", targets: &["armv7-linux-androideabi"], kind: Kind::AndroidShared },
+    Platform { folder: "Android/x86_64", file: "libranking_elo.so", targets: &["x86_64-linux-android"], kind: Kind::AndroidShared },
+    Platform { folder: "WebGL", file: "libranking_elo.a", targets: &["wasm32-unknown-emscripten"], kind: Kind::Static(Format::Wasm) },
 ];
 
 impl Platform {
@@ -100,11 +108,28 @@ pub fn dist(only: &[String]) -> Result<(), String> {
         std::fs::create_dir_all(target.parent().expect("plugin path has a folder")).map_err(|e| e.to_string())?;
         std::fs::copy(&built, &target).map_err(|e| format!("copy {}: {e}", built.display()))?;
         crate::plugin_meta::write(platform)?;
+        remove_other_binaries(platform)?;
         println!("==> {} ({} bytes)", target.strip_prefix(root()).unwrap_or(&target).display(), file_size(&target));
     }
     let tarball = package_tarball()?;
     println!("==> {}", tarball.display());
     println!("==> dist took {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Removes binaries of an earlier kind from the platform's folder (Android shipped `.a`
+/// files before `.so`), so the package never holds two plugins for one platform.
+fn remove_other_binaries(platform: &Platform) -> Result<(), String> {
+    let folder = platform.path().parent().expect("plugin folder").to_path_buf();
+    for entry in std::fs::read_dir(&folder).map_err(|e| e.to_string())?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let binary = name.strip_suffix(".meta").unwrap_or(&name);
+        let is_binary = [".a", ".so", ".dll", ".dylib"].iter().any(|ext| binary.ends_with(ext));
+        if is_binary && binary != platform.file {
+            std::fs::remove_file(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            println!("==> removed {} (not this platform's binary any more)", entry.path().strip_prefix(root()).unwrap_or(&entry.path()).display());
+        }
+    }
     Ok(())
 }
 
@@ -118,6 +143,8 @@ fn ensure_dist_tools() -> Result<(), String> {
     ensure(RUSTC, &DIST_PACKAGES, "install Debian's rustc-web, cargo-web and rust-web-src (bookworm-updates)")?;
     ensure("x86_64-w64-mingw32-gcc", &DIST_PACKAGES, "install gcc-mingw-w64-x86-64")?;
     ensure("llvm-lipo-22", &DIST_PACKAGES, "install llvm-22")?;
+    ensure(crate::android::CLANG, &DIST_PACKAGES, "install clang-22 and lld-22")?;
+    ensure("ld.lld-22", &DIST_PACKAGES, "install lld-22")?;
     let version = std::process::Command::new(RUSTC)
         .arg("--version")
         .output()
@@ -178,6 +205,18 @@ fn build(platform: &Platform) -> Result<PathBuf, String> {
         slices.push(build_target(platform, target)?);
     }
     match (platform.kind, slices.as_slice()) {
+        (Kind::AndroidShared, [archive]) => {
+            let abi = crate::android::abi(platform.folder).ok_or_else(|| format!("{}: no Android ABI", platform.folder))?;
+            let out = target_dir().join("android").join(format!("{}.so", platform.folder.replace('/', "-")));
+            crate::android::link(&abi, archive, &out)?;
+            Ok(out)
+        }
+        (Kind::Static(format), [archive]) => {
+            let name = platform.folder.replace('/', "-");
+            let out = target_dir().join("static").join(format!("{name}.a"));
+            crate::archive::finish_static(format, archive, &out, &target_dir().join("static").join(name))?;
+            Ok(out)
+        }
         (_, [one]) => Ok(one.clone()),
         (Kind::ZigShared, [arm, intel]) => {
             let out = target_dir().join(format!("universal-{}", platform.file));
@@ -196,7 +235,7 @@ fn build(platform: &Platform) -> Result<PathBuf, String> {
 /// Builds the library for one Rust target with the pinned compiler.
 fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
     let (crate_type, zig_target) = match platform.kind {
-        Kind::Static => ("staticlib", target.to_owned()),
+        Kind::Static(_) | Kind::AndroidShared => ("staticlib", target.to_owned()),
         Kind::MingwShared => ("cdylib", target.to_owned()),
         Kind::ZigShared if target.contains("linux") => ("cdylib", format!("{target}.{GLIBC_FLOOR}")),
         Kind::ZigShared => ("cdylib", target.to_owned()),
@@ -211,7 +250,7 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
         .env("CARGO", CARGO)
         .env("RUSTC_BOOTSTRAP", "1")
         .env("MACOSX_DEPLOYMENT_TARGET", if target.starts_with("x86_64") { MACOS_X86_64_MIN } else { MACOS_ARM64_MIN })
-        .env("IPHONEOS_DEPLOYMENT_TARGET", IOS_MIN)
+        .env("IPHONEOS_DEPLOYMENT_TARGET", if target.ends_with("-sim") { IOS_SIMULATOR_MIN } else { IOS_MIN })
         // The generated header and C# file are written by the host build only.
         .env("RANKING_ELO_FREEZE_GENERATED", "1")
         .env("PATH", dist_path());
@@ -234,14 +273,11 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
             rustflags.push("-Clink-arg=-Wl,-dead_strip".to_owned());
         }
         Kind::ZigShared => {}
-        Kind::Static => {
-            // Nothing to strip at link time: the archive keeps its symbol table for the
-            // final link (Xcode, Gradle/IL2CPP, Emscripten).
+        Kind::Static(_) | Kind::AndroidShared => {
+            // Nothing to strip here: the archive keeps its symbol table for the link that
+            // follows (ours for Android; Xcode's or Emscripten's for the others).
             step = step.env("CARGO_PROFILE_RELEASE_STRIP", "false");
         }
-    }
-    if target.contains("android") && platform.kind != Kind::Static {
-        rustflags.push("-Clink-arg=-Wl,-z,max-page-size=16384".to_owned());
     }
     step.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}")).run()?;
     let name = match (crate_type, target.contains("windows")) {

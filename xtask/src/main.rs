@@ -9,6 +9,7 @@
 //!   committed binaries for Linux x86-64 and arm64 (qemu), Windows (wine) and WebGL (node),
 //!   their exports, the C# wrapper's NUnit suite on Mono, and the Unity package checker.
 //! * `cargo xtask test-binaries`: only the checks of the committed binaries (part of `test`).
+//! * `cargo xtask test-csharp`: only the C# checks (part of `test`).
 //! * `cargo xtask dist`: build every platform's binary into the Unity package
 //!   (`unity/Runtime/Plugins`) and the UPM tarball (`target/dist`); see `dist.rs`.
 //! * `cargo xtask fuzz [--seconds N] [target…]`: run the fuzz targets (`fuzz/`, nightly)
@@ -20,12 +21,19 @@
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
 
+mod android;
+mod apple;
+mod archive;
 mod binaries;
+mod bionic;
+mod browser;
 mod dist;
 mod fuzz;
+mod header;
 mod mono;
 mod plugin_meta;
 mod tools;
+mod wasm_object;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +47,7 @@ fn main() -> ExitCode {
         "demo" => demo(),
         "stage" => stage().map(|_| Counts::default()),
         "test-binaries" => test_binaries(),
+        "test-csharp" => test_csharp(),
         "fuzz" => {
             let args: Vec<String> = std::env::args().skip(2).collect();
             fuzz::fuzz(&args).map(|()| Counts::default())
@@ -49,7 +58,7 @@ fn main() -> ExitCode {
         }
         "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -74,6 +83,8 @@ pub fn root() -> PathBuf {
 
 fn test() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
+    // Its ~5-minute build overlaps the Rust tests; the Apple checks wait for it.
+    apple::prefetch_rcodesign();
     let mut counts = Counts::default();
     // Generated files are checked, not refreshed, during tests.
     let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
@@ -83,13 +94,32 @@ fn test() -> Result<Counts, String> {
     let library = build_release(&frozen)?;
     counts += c_tests(&library)?;
     counts += binaries::run_all(&library)?;
-    mono::ensure_mono()?;
-    let runtime = mono::build_runtime()?;
-    mono::copy_native(&library)?;
-    counts += mono::nunit_tests(&runtime)?;
-    mono::unity_compile_check()?;
+    counts += csharp(&library)?;
     if counts.failed > 0 {
         return Err(format!("{} test(s) failed", counts.failed));
+    }
+    Ok(counts)
+}
+
+/// The C# side: the NUnit suite on Mono (shared library, `__Internal`, full AOT) and the
+/// Unity-only code compiled against the stand-ins.
+fn csharp(library: &std::path::Path) -> Result<Counts, String> {
+    mono::ensure_mono()?;
+    let runtime = mono::build_runtime()?;
+    mono::copy_native(library)?;
+    let mut counts = mono::nunit_tests(&runtime)?;
+    counts += mono::internal_and_full_aot(library)?;
+    mono::unity_compile_check()?;
+    Ok(counts)
+}
+
+/// Only the C# checks (a part of `test`).
+fn test_csharp() -> Result<Counts, String> {
+    tools::ensure_c_compiler()?;
+    let library = build_release(&[("RANKING_ELO_FREEZE_GENERATED", "1")])?;
+    let counts = csharp(&library)?;
+    if counts.failed > 0 {
+        return Err(format!("{} check(s) failed", counts.failed));
     }
     Ok(counts)
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::root;
-use crate::tools::{ensure, Counts, Step};
+use crate::tools::{ensure, ensure_that, Counts, Step};
 
 /// The Mono tools: compiler, runtime, NUnit 2 console and framework.
 pub fn ensure_mono() -> Result<(), String> {
@@ -111,12 +111,13 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
         .arg(format!("-xml={}", out.join("TestResult.xml").display()))
         .arg(tests.display().to_string())
         .env("LD_LIBRARY_PATH", out.display().to_string())
-        .env("RANKING_ELO_REFERENCE_VECTORS", root().join("unity/Tests/Runtime/Resources/RankingEloReferenceVectors.txt").display().to_string())
+        .env("RANKING_ELO_REFERENCE_VECTORS", root().join("unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt").display().to_string())
         .run_counted()
 }
 
 /// Compiles the Unity flavour of everything (runtime with `NativeArray` overloads, tests,
-/// sample scripts) against `tests/unity-stand-in`, with Unity's defines.
+/// sample scripts, Editor code) against `tests/unity-stand-in`, with Unity's defines: once as
+/// the oldest supported Editor (2021.3) and once as Unity 6.3, whose code paths differ.
 pub fn unity_compile_check() -> Result<(), String> {
     let unity = root().join("unity");
     let mut files = sources(&unity.join("Runtime"));
@@ -124,11 +125,21 @@ pub fn unity_compile_check() -> Result<(), String> {
     files.extend(sources(&unity.join("Samples~")));
     files.extend(sources(&unity.join("Editor")));
     files.extend(sources(&root().join("tests/unity-stand-in")));
-    let defines = vec![
-        "-define:UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR".to_owned(),
-        format!("-r:{}", nunit_framework()?.display()),
+    let editors = [
+        ("2021.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
+        ("6000.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
     ];
-    mcs("Unity flavour + sample (mcs against the UnityEngine stand-in)", &out_dir().join("UnityCompileCheck.dll"), "library", &defines, files)
+    for (version, defines) in editors {
+        let arguments = vec![format!("-define:{defines}"), format!("-r:{}", nunit_framework()?.display())];
+        mcs(
+            &format!("Unity {version} flavour + samples + Editor (mcs against the UnityEngine stand-in)"),
+            &out_dir().join(format!("UnityCompileCheck-{version}.dll")),
+            "library",
+            &arguments,
+            files.clone(),
+        )?;
+    }
+    Ok(())
 }
 
 /// Builds and runs the C# benchmark (managed tutorial, one P/Invoke per pair, batch).
@@ -157,4 +168,168 @@ pub fn run_demo(runtime: &Path, plugin_dir: &Path) -> Result<(), String> {
         .env("LD_LIBRARY_PATH", plugin_dir.display().to_string())
         .env("DYLD_LIBRARY_PATH", plugin_dir.display().to_string())
         .run()
+}
+
+/// The assemblies `nunit-console` and the tests load, which full-AOT mode needs compiled
+/// ahead of time (Mono names each missing one when it stops; this is that list).
+const FULL_AOT_FRAMEWORK: [&str; 28] = [
+    "System", "System.Xml", "System.Configuration", "System.Drawing", "System.Runtime.Remoting", "Mono.Security", "System.Security",
+    "System.Numerics", "System.Core", "System.Runtime.Serialization.Formatters.Soap", "System.Web", "System.Data", "System.Transactions",
+    "System.Web.Services", "System.Design", "System.Windows.Forms", "Mono.WebBrowser", "Mono.Posix", "System.DirectoryServices",
+    "Novell.Directory.Ldap", "Mono.Data.Sqlite", "System.Web.ApplicationServices", "System.ComponentModel.DataAnnotations",
+    "nunit.framework", "nunit.core", "nunit.core.interfaces", "nunit.util", "nunit-console-runner",
+];
+
+/// Debian's NUnit 2 console runner.
+const NUNIT_CONSOLE: &str = "/usr/lib/nunit/nunit-console.exe";
+
+/// The C# wrapper the way Unity's iOS and WebGL players call the engine, and under the rule
+/// IL2CPP imposes (no code generated at run time), with Mono standing in for IL2CPP:
+///
+/// 1. the wrapper compiled with `UNITY_IOS` (every `DllImport` is `"__Internal"`) runs the
+///    NUnit suite inside `tests/mono/internal_host.c`, a program that embeds Mono and has
+///    the static library linked in; Mono's log must show `__Internal` lookups and none of
+///    `ranking_elo`; the same assemblies under plain `mono` (no engine in the process) must
+///    fail (the negative control);
+/// 2. every assembly is compiled ahead of time (`mono --aot=full`) into a private folder,
+///    and the suite runs with `--full-aot`: the ordinary wrapper with the shared library,
+///    and the `__Internal` wrapper in the host.
+pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
+    ensure("pkg-config", &["pkg-config"], "install pkg-config")?;
+    let has_mono_dev = || std::process::Command::new("pkg-config").args(["--exists", "mono-2"]).status().is_ok_and(|s| s.success());
+    ensure_that("Mono's embedding headers", has_mono_dev, &["libmono-2.0-dev"], "install libmono-2.0-dev")?;
+    let work = root().join("target/mono-internal");
+    let _ = std::fs::remove_dir_all(&work);
+    let framework = nunit_framework()?;
+    let mut counts = Counts::default();
+    for (flavour, defines) in [("normal", vec![]), ("internal", vec!["-define:UNITY_IOS".to_owned()])] {
+        let dir = work.join(flavour);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let runtime = dir.join("RankingElo.dll");
+        mcs(&format!("C# runtime, {flavour} DllImports (mcs)"), &runtime, "library", &defines, sources(&root().join("unity/Runtime")))?;
+        let mut files = sources(&root().join("unity/Tests"));
+        files.extend(sources(&root().join("tests/mono")));
+        files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
+        let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
+        mcs(&format!("C# tests, {flavour} (mcs)"), &dir.join("RankingElo.Tests.Editor.dll"), "library", &references, files)?;
+    }
+    std::fs::copy(library_dir.join(native_name()), work.join("normal").join(native_name())).map_err(|e| e.to_string())?;
+
+    // The host: the engine linked statically, every elo_ function kept (-u) and exported.
+    let host = work.join("internal_host");
+    let flags = std::process::Command::new("pkg-config").args(["--cflags", "--libs", "mono-2"]).output().map_err(|e| format!("pkg-config: {e}"))?;
+    let mono_flags: Vec<String> = String::from_utf8_lossy(&flags.stdout).split_whitespace().map(str::to_owned).collect();
+    Step::new("the Mono host with the engine linked in (cc)", "cc")
+        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(root().join("tests/mono/internal_host.c"))
+        .args(&mono_flags)
+        .arg("-Wl,--export-dynamic")
+        .args(crate::header::functions()?.iter().map(|f| format!("-Wl,-u,{f}")))
+        .arg(library_dir.join("libranking_elo.a"))
+        .args(["-lgcc_s", "-lpthread", "-lm", "-ldl", "-o"])
+        .arg(&host)
+        .run()?;
+    let vectors = root().join("unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt").display().to_string();
+    let nunit = |runner: &Path, prefix: &[&str], flavour: &str, env: &[(&str, String)]| -> Result<(Counts, String), String> {
+        let dir = work.join(flavour);
+        let output = std::process::Command::new(runner)
+            .args(prefix)
+            .args(["-nologo", "-noshadow", "-process=Single", "-domain=None", "RankingElo.Tests.Editor.dll"])
+            .current_dir(&dir)
+            .env_remove("LD_LIBRARY_PATH")
+            .env("RANKING_ELO_REFERENCE_VECTORS", &vectors)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .output()
+            .map_err(|e| format!("{}: {e}", runner.display()))?;
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let mut ran = Counts::default();
+        for line in text.lines() {
+            ran.read_line(line);
+        }
+        Ok((ran, text))
+    };
+    let log = [("MONO_LOG_LEVEL", "debug".to_owned()), ("MONO_LOG_MASK", "dll".to_owned())];
+
+    println!("==> C# suite through DllImport(\"__Internal\"), engine linked into the host (JIT)");
+    let (ran, text) = nunit(&host, &[NUNIT_CONSOLE], "internal", &log)?;
+    let internal_lookups = text.matches("'__Internal'").count();
+    let library_lookups = text.lines().filter(|l| l.contains("'ranking_elo'") || l.contains("libranking_elo.so")).count();
+    println!("    {} passed, {} failed; Mono's log: {internal_lookups} lookups in '__Internal', {library_lookups} of ranking_elo", ran.passed, ran.failed);
+    counts += suite_verdict("the C# suite with \"__Internal\" in the host", ran, &text);
+    counts += crate::binaries::verdict("every native call resolved in the host, none in a library", internal_lookups > 0 && library_lookups == 0, "");
+    let (control, _) = nunit(Path::new("mono"), &[NUNIT_CONSOLE], "internal", &[])?;
+    counts += crate::binaries::verdict(
+        "negative control: the \"__Internal\" suite fails without the engine in the process",
+        control.failed > 0,
+        &format!("{} failed", control.failed),
+    );
+
+    println!("==> full AOT: every assembly compiled ahead of time (mono --aot=full)");
+    let started = std::time::Instant::now();
+    let aot_dir = work.join("framework");
+    std::fs::create_dir_all(&aot_dir).map_err(|e| e.to_string())?;
+    std::fs::copy("/usr/lib/mono/4.5/mscorlib.dll", aot_dir.join("mscorlib.dll")).map_err(|e| format!("mscorlib.dll: {e}"))?;
+    std::fs::copy(NUNIT_CONSOLE, aot_dir.join("nunit-console.exe")).map_err(|e| e.to_string())?;
+    std::fs::copy(format!("{NUNIT_CONSOLE}.config"), aot_dir.join("nunit-console.exe.config")).map_err(|e| e.to_string())?;
+    for name in FULL_AOT_FRAMEWORK {
+        std::fs::copy(gac_assembly(name)?, aot_dir.join(format!("{name}.dll"))).map_err(|e| format!("{name}: {e}"))?;
+    }
+    let mut assemblies: Vec<(PathBuf, String)> = Vec::new();
+    for entry in std::fs::read_dir(&aot_dir).map_err(|e| e.to_string())?.flatten() {
+        assemblies.push((entry.path(), aot_dir.display().to_string()));
+    }
+    for flavour in ["normal", "internal"] {
+        let dir = work.join(flavour);
+        for name in ["RankingElo.dll", "RankingElo.Tests.Editor.dll"] {
+            assemblies.push((dir.join(name), format!("{}:{}", dir.display(), aot_dir.display())));
+        }
+    }
+    for (assembly, mono_path) in &assemblies {
+        if assembly.extension().is_some_and(|e| e == "config") {
+            continue;
+        }
+        Step::new(&format!("mono --aot=full {}", assembly.display()), "mono")
+            .args(["--aot=full", "-O=all"])
+            .arg(assembly)
+            .env("MONO_PATH", mono_path)
+            .quiet()
+            .run()?;
+    }
+    println!("    {} assemblies compiled ahead of time in {:.0} s", assemblies.len(), started.elapsed().as_secs_f64());
+    let console = aot_dir.join("nunit-console.exe").display().to_string();
+    let normal_path = format!("{}:{}", work.join("normal").display(), aot_dir.display());
+    let (ran, text) = nunit(
+        Path::new("mono"),
+        &["--full-aot", &console],
+        "normal",
+        &[("MONO_PATH", normal_path), ("LD_LIBRARY_PATH", work.join("normal").display().to_string())],
+    )?;
+    counts += suite_verdict("the C# suite under mono --full-aot (libranking_elo.so)", ran, &text);
+    let internal_path = format!("{}:{}", work.join("internal").display(), aot_dir.display());
+    let (ran, text) = nunit(&host, &[&console], "internal", &[("MONO_PATH", internal_path), ("RANKING_ELO_FULL_AOT", "1".to_owned())])?;
+    counts += suite_verdict("the C# suite in full-AOT mode through \"__Internal\" (the host)", ran, &text);
+    Ok(counts)
+}
+
+/// A suite run passes when it ran tests and none failed.
+fn suite_verdict(what: &str, ran: Counts, text: &str) -> Counts {
+    let ok = ran.passed > 0 && ran.failed == 0 && !text.contains("Attempting to JIT compile");
+    if !ok {
+        println!("{text}");
+    }
+    crate::binaries::verdict(what, ok, &format!("{} passed, {} failed", ran.passed, ran.failed))
+}
+
+/// The newest copy of an assembly in Mono's global assembly cache.
+fn gac_assembly(name: &str) -> Result<PathBuf, String> {
+    let dir = PathBuf::from("/usr/lib/mono/gac").join(name);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path().join(format!("{name}.dll")))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found.pop().ok_or_else(|| format!("{name}.dll is not in Mono's GAC"))
 }

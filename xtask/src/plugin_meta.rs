@@ -2,7 +2,10 @@
 //! dist`: each binary is enabled for exactly one platform and CPU (and the Editor where it
 //! can load it), can be overridden by a project's own copy (`isOverridable: 1`), and keeps
 //! its GUID across rebuilds (read back from the existing `.meta`, or derived from the path
-//! for a new binary, so every machine writes the same file).
+//! for a new binary, so every machine writes the same file). Where a binary needs a newer
+//! Unity than the package's floor, its `defineConstraints` keep older Editors from
+//! including it in a build (Unity filters plugins by their define constraints before it
+//! looks for collisions: `DefaultPluginImporterExtension.GetCompatiblePlugins`).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -21,20 +24,31 @@ struct Settings {
     ios: Option<&'static str>,
     /// Enabled for WebGL.
     webgl: bool,
+    /// Scripting defines a build needs for the binary to be included.
+    define_constraints: &'static [&'static str],
 }
 
+/// Unity 6.3, the first whose Linux players run on arm64 and whose importer copies Linux
+/// plugins into a folder per CPU (before it, two `libranking_elo.so` enabled for Linux
+/// stop the build: "Plugin 'libranking_elo.so' is used from several locations").
+pub const LINUX_ARM64_DEFINE: &str = "UNITY_6000_3_OR_NEWER";
+/// Unity 6, the first with WebAssembly 2023 (native WebAssembly exceptions, which the
+/// WebGL library's unwinding uses) and with an iOS simulator CPU for plugins.
+pub const UNITY_6_DEFINE: &str = "UNITY_6000_0_OR_NEWER";
+
 fn settings(platform: &Platform) -> Result<Settings, String> {
-    let none = Settings { editor: None, standalone: None, android: None, ios: None, webgl: false };
+    let none = Settings { editor: None, standalone: None, android: None, ios: None, webgl: false, define_constraints: &[] };
     Ok(match platform.folder {
         "Linux/x86_64" => Settings { editor: Some(("Linux", "x86_64")), standalone: Some(("Linux64", "x86_64")), ..none },
-        "Linux/arm64" => Settings { standalone: Some(("Linux64", "ARM64")), ..none },
+        "Linux/arm64" => Settings { standalone: Some(("Linux64", "ARM64")), define_constraints: &[LINUX_ARM64_DEFINE], ..none },
         "Windows/x86_64" => Settings { editor: Some(("Windows", "x86_64")), standalone: Some(("Win64", "x86_64")), ..none },
         "macOS/universal" => Settings { editor: Some(("OSX", "AnyCPU")), standalone: Some(("OSXUniversal", "AnyCPU")), ..none },
         "iOS/arm64" => Settings { ios: Some("ARM64"), ..none },
+        "iOS/arm64-simulator" => Settings { ios: Some("ARM64Simulator"), define_constraints: &[UNITY_6_DEFINE], ..none },
         "Android/arm64-v8a" => Settings { android: Some("ARM64"), ..none },
         "Android/armeabi-v7a" => Settings { android: Some("ARMv7"), ..none },
         "Android/x86_64" => Settings { android: Some("X86_64"), ..none },
-        "WebGL" => Settings { webgl: true, ..none },
+        "WebGL" => Settings { webgl: true, define_constraints: &[UNITY_6_DEFINE], ..none },
         other => return Err(format!("no import settings for {other}")),
     })
 }
@@ -88,10 +102,15 @@ fn derived_guid(path: &str) -> String {
 fn render(guid: &str, s: &Settings) -> String {
     let flag = |on: bool| u8::from(on);
     let standalone_on = |name: &str| s.standalone.is_some_and(|(n, _)| n == name);
+    let constraints = if s.define_constraints.is_empty() {
+        " []\n".to_owned()
+    } else {
+        s.define_constraints.iter().fold("\n".to_owned(), |acc, d| format!("{acc}  - {d}\n"))
+    };
     let mut out = String::new();
     let _ = write!(
         out,
-        "fileFormatVersion: 2\nguid: {guid}\nPluginImporter:\n  externalObjects: {{}}\n  serializedVersion: 2\n  iconMap: {{}}\n  executionOrder: {{}}\n  defineConstraints: []\n  isPreloaded: 0\n  isOverridable: 1\n  isExplicitlyReferenced: 0\n  validateReferences: 1\n  platformData:\n"
+        "fileFormatVersion: 2\nguid: {guid}\nPluginImporter:\n  externalObjects: {{}}\n  serializedVersion: 2\n  iconMap: {{}}\n  executionOrder: {{}}\n  defineConstraints:{constraints}  isPreloaded: 0\n  isOverridable: 1\n  isExplicitlyReferenced: 0\n  validateReferences: 1\n  platformData:\n"
     );
     let _ = write!(
         out,
@@ -107,7 +126,7 @@ fn render(guid: &str, s: &Settings) -> String {
     out.push_str("  - first:\n      Any: \n    second:\n      enabled: 0\n      settings: {}\n");
     let _ = write!(
         out,
-        "  - first:\n      Android: Android\n    second:\n      enabled: {}\n      settings:\n        CPU: {}\n",
+        "  - first:\n      Android: Android\n    second:\n      enabled: {}\n      settings:\n        AndroidSharedLibraryType: Executable\n        CPU: {}\n",
         flag(s.android.is_some()),
         s.android.unwrap_or("ARMv7")
     );

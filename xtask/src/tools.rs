@@ -64,13 +64,20 @@ impl AddAssign for Counts {
 pub struct Step {
     title: String,
     command: Command,
+    quiet: bool,
 }
 
 impl Step {
     pub fn new(title: &str, program: impl AsRef<std::ffi::OsStr>) -> Self {
         let mut command = Command::new(program);
         command.current_dir(crate::root());
-        Self { title: title.to_owned(), command }
+        Self { title: title.to_owned(), command, quiet: false }
+    }
+
+    /// Does not announce the step (one of many small ones); a failure still names it.
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// Runs the command in `dir` instead of the repository root.
@@ -105,7 +112,9 @@ impl Step {
 
     /// Runs the command, streaming its output; fails on a non-zero exit.
     pub fn run(mut self) -> Result<(), String> {
-        println!("==> {}", self.title);
+        if !self.quiet {
+            println!("==> {}", self.title);
+        }
         let status = self.command.status().map_err(|e| format!("{}: cannot start: {e}", self.title))?;
         if status.success() {
             Ok(())
@@ -154,12 +163,17 @@ pub fn has(program: &str) -> bool {
 /// Installs Debian packages when a tool is missing (Debian/Ubuntu as root), otherwise
 /// explains what to install.
 pub fn ensure(program: &str, packages: &[&str], hint: &str) -> Result<(), String> {
-    if has(program) {
+    ensure_that(&format!("`{program}`"), || has(program), packages, hint)
+}
+
+/// Installs Debian packages when `present` says something (`what`) is missing.
+pub fn ensure_that(what: &str, present: impl Fn() -> bool, packages: &[&str], hint: &str) -> Result<(), String> {
+    if present() {
         return Ok(());
     }
     let can_apt = cfg!(target_os = "linux") && has("apt-get") && is_root();
     if !can_apt {
-        return Err(format!("`{program}` is missing: {hint}"));
+        return Err(format!("{what} is missing: {hint}"));
     }
     static UPDATE: Once = Once::new();
     UPDATE.call_once(|| {
@@ -170,10 +184,10 @@ pub fn ensure(program: &str, packages: &[&str], hint: &str) -> Result<(), String
         .args(packages)
         .env("DEBIAN_FRONTEND", "noninteractive")
         .run()?;
-    if has(program) {
+    if present() {
         Ok(())
     } else {
-        Err(format!("`{program}` is still missing after installing {}", packages.join(" ")))
+        Err(format!("{what} is still missing after installing {}", packages.join(" ")))
     }
 }
 

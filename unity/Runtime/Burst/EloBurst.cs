@@ -249,8 +249,11 @@ namespace RankingElo.Burst
         }
 
         // The declarations below mirror the generated ones (Native/NativeMethods.g.cs) with the
-        // handles as IntPtr and the result as uint; tests/unity_package.rs checks that they
-        // agree, so they cannot drift from the Rust signatures.
+        // handles as IntPtr, the result as uint and pointers to structs (PlayerState,
+        // LeagueChange) as void*: Burst's DllImport rules allow pointers to primitives only
+        // (plus IntPtr and single-field handle structs), so the typed wrappers above cast.
+        // tests/unity_package.rs checks that they agree, so they cannot drift from the Rust
+        // signatures, and that no declaration takes anything Burst refuses.
 
         /// <summary><c>elo_rate_batch</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_rate_batch", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -262,7 +265,7 @@ namespace RankingElo.Burst
 
         /// <summary><c>elo_rate_players</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_rate_players", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern uint elo_rate_players(IntPtr config, PlayerState* player_a, PlayerState* player_b, float score_a);
+        public static extern uint elo_rate_players(IntPtr config, void* player_a, void* player_b, float score_a);
 
         /// <summary><c>elo_pool_apply</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_apply", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -274,11 +277,11 @@ namespace RankingElo.Burst
 
         /// <summary><c>elo_rate_teams</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_rate_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern uint elo_rate_teams(IntPtr config, PlayerState* members, int count_a, int count_b, float* weights, float score_a);
+        public static extern uint elo_rate_teams(IntPtr config, void* members, int count_a, int count_b, float* weights, float score_a);
 
         /// <summary><c>elo_rate_placements</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_rate_placements", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern uint elo_rate_placements(IntPtr config, PlayerState* players, int count, int* places);
+        public static extern uint elo_rate_placements(IntPtr config, void* players, int count, int* places);
 
         /// <summary><c>elo_pool_apply_teams</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_apply_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -294,11 +297,11 @@ namespace RankingElo.Burst
 
         /// <summary><c>elo_pool_apply_events</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_apply_events", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern uint elo_pool_apply_events(IntPtr pool, int* player_a, int* player_b, float* score_a, int count, LeagueChange* out_events, int events_capacity, int* out_event_count);
+        public static extern uint elo_pool_apply_events(IntPtr pool, int* player_a, int* player_b, float* score_a, int count, void* out_events, int events_capacity, int* out_event_count);
 
         /// <summary><c>elo_pool_apply_decay</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_apply_decay", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
-        public static extern uint elo_pool_apply_decay(IntPtr pool, double now, LeagueChange* out_events, int events_capacity, int* out_event_count, int* out_decayed);
+        public static extern uint elo_pool_apply_decay(IntPtr pool, double now, void* out_events, int events_capacity, int* out_event_count, int* out_decayed);
 
         /// <summary><c>elo_pool_get_leagues</c>, as declared in the C header.</summary>
         [DllImport(Library, EntryPoint = "elo_pool_get_leagues", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

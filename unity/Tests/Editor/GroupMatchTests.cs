@@ -82,19 +82,13 @@ namespace RankingElo.Tests
                 var places = new[] { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
                 var field = new PlayerState[10];
                 for (int i = 0; i < field.Length; i++) field[i] = rules.NewPlayer();
-                pool.ApplyTeams(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(teamOffsets), new ReadOnlySpan<float>(score), ReadOnlySpan<float>.Empty);
-                pool.ApplyPlacements(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(offsets), new ReadOnlySpan<int>(places));
-                rules.RatePlacements(new Span<PlayerState>(field), new ReadOnlySpan<int>(places));
-                rules.RateTeams(new Span<PlayerState>(field), 5, 1f, ReadOnlySpan<float>.Empty);
-                long before = GC.GetAllocatedBytesForCurrentThread();
-                for (int i = 0; i < 100; i++)
+                AllocationTests.AssertAllocatesNothing(() =>
                 {
                     pool.ApplyTeams(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(teamOffsets), new ReadOnlySpan<float>(score), ReadOnlySpan<float>.Empty);
                     pool.ApplyPlacements(new ReadOnlySpan<int>(members), new ReadOnlySpan<int>(offsets), new ReadOnlySpan<int>(places));
                     rules.RatePlacements(new Span<PlayerState>(field), new ReadOnlySpan<int>(places));
                     rules.RateTeams(new Span<PlayerState>(field), 5, 1f, ReadOnlySpan<float>.Empty);
-                }
-                Assert.AreEqual(0, GC.GetAllocatedBytesForCurrentThread() - before);
+                }, "team and free-for-all span overloads");
             }
         }
     }

@@ -5,7 +5,7 @@ using NUnit.Framework;
 namespace RankingElo.Tests
 {
     /// <summary>
-    /// Replays the Rust engine's reference vectors (Tests/Runtime/Resources) through the C#
+    /// Replays the Rust engine's reference vectors (Tests/Runtime/Vectors~) through the C#
     /// wrapper in the Editor (and on Mono): every result must have the same bits (SPEC section
     /// 10). The Play Mode test <c>DeviceReferenceVectorTests</c> does the same on devices.
     /// </summary>
@@ -16,7 +16,7 @@ namespace RankingElo.Tests
         {
             string fromEnvironment = Environment.GetEnvironmentVariable("RANKING_ELO_REFERENCE_VECTORS");
             if (!string.IsNullOrEmpty(fromEnvironment)) return fromEnvironment;
-            return Path.GetFullPath("Packages/com.rankingelo.engine/Tests/Runtime/Resources/RankingEloReferenceVectors.txt");
+            return Path.GetFullPath("Packages/com.rankingelo.engine/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt");
         }
 
         [Test]

@@ -1,6 +1,7 @@
 #if UNITY_5_3_OR_NEWER
 using NUnit.Framework;
 using UnityEngine;
+using UnityEngine.TestTools;
 
 namespace RankingElo.Tests
 {
@@ -8,16 +9,18 @@ namespace RankingElo.Tests
     /// Play Mode test that runs in players too (Android, iOS, WebGL, desktop): loads the
     /// reference vectors as a <see cref="TextAsset"/> and requires every output bit of this
     /// device to be the engine's reference bits. See the package manual, "Testing determinism
-    /// on a device".
+    /// on a device". The vectors are put into the test build only (<see cref="DeviceVectorsSetup"/>).
     /// </summary>
     [TestFixture]
+    [PrebuildSetup(typeof(DeviceVectorsSetup))]
+    [PostBuildCleanup(typeof(DeviceVectorsSetup))]
     public class DeviceReferenceVectorTests
     {
         [Test]
         public void ThisDeviceComputesTheReferenceBits()
         {
             var vectors = Resources.Load<TextAsset>(ReferenceVectorReplay.ResourceName);
-            Assert.IsNotNull(vectors, "Resources/" + ReferenceVectorReplay.ResourceName + ".txt is missing from the build");
+            Assert.IsNotNull(vectors, ReferenceVectorReplay.ResourceName + " is missing from the test build (DeviceVectorsSetup copies it there)");
             Assert.Greater(ReferenceVectorReplay.Replay(vectors.text), 600);
         }
 
@@ -25,7 +28,7 @@ namespace RankingElo.Tests
         public void ThisDeviceComputesTheTeamReferenceRatings()
         {
             var vectors = Resources.Load<TextAsset>(ReferenceVectorReplay.TeamResourceName);
-            Assert.IsNotNull(vectors, "Resources/" + ReferenceVectorReplay.TeamResourceName + ".txt is missing from the build");
+            Assert.IsNotNull(vectors, ReferenceVectorReplay.TeamResourceName + " is missing from the test build (DeviceVectorsSetup copies it there)");
             Assert.GreaterOrEqual(ReferenceVectorReplay.ReplayGroups(vectors.text), 50);
         }
     }
