@@ -368,3 +368,21 @@ fn the_ios_privacy_manifest_ships() {
     let enabled: Vec<&str> = entries.iter().filter(|e| e.enabled).map(|e| e.key.as_str()).collect();
     assert_eq!(enabled, ["iPhone: iOS"], "the manifest goes to iOS builds only");
 }
+
+/// Nothing in the package runs when the Editor loads scripts: a native call there would
+/// load the library in every project that has the package, used or not, and on Windows
+/// lock the DLL so the package could not be updated or removed. The native library is
+/// checked on first use (and from a menu item) instead.
+#[test]
+fn nothing_loads_the_native_library_when_the_editor_loads_scripts() {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    for path in all.iter().filter(|p| p.extension().is_some_and(|e| e == "cs")) {
+        let source = fs::read_to_string(path).unwrap();
+        for attribute in ["[InitializeOnLoad]", "[InitializeOnLoadMethod", "[DidReloadScripts", "[RuntimeInitializeOnLoadMethod"] {
+            assert!(!source.contains(attribute), "{} uses {attribute}", relative(path));
+        }
+    }
+    let check = fs::read_to_string(package().join("Editor/NativePluginCheck.cs")).unwrap();
+    assert!(check.contains("[MenuItem(\"Tools/Ranking ELO/Check Native Library\")]"));
+}
