@@ -91,6 +91,14 @@ fn item_6_league_names_read_back() {
     }
     assert_eq!(unsafe { elo_config_league_name(config, 0, buffer.as_mut_ptr().cast(), 32, null_mut()) }, EloResult::NullPointer);
     unsafe { elo_config_free(config) };
+    // Without leagues every player is in league 0, whose name is empty.
+    let config = ffi_config("{}");
+    buffer[0] = b'x';
+    assert_eq!(unsafe { elo_config_league_name(config, 0, buffer.as_mut_ptr().cast(), 32, &mut len) }, EloResult::Ok);
+    assert_eq!((len, buffer[0]), (0, 0));
+    assert_eq!(unsafe { elo_config_league_name(config, 1, buffer.as_mut_ptr().cast(), 32, &mut len) }, EloResult::IndexOutOfRange);
+    assert_eq!(last_message(), "index 1 is not a league of the configuration (it has 0, indices from 0)");
+    unsafe { elo_config_free(config) };
 }
 
 #[test]

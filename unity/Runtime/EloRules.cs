@@ -320,8 +320,9 @@ namespace RankingElo
         /// <summary>
         /// The name of league <paramref name="index"/> (0 = lowest) as the rules hold it, so a
         /// program never keeps its own copy of the names that could drift from the rules.
+        /// Without leagues every player is in league 0, whose name is empty.
         /// </summary>
-        /// <param name="index">From 0 to <see cref="LeagueCount"/> - 1.</param>
+        /// <param name="index">From 0 to <see cref="LeagueCount"/> - 1 (or 0 without leagues).</param>
         /// <returns>The league's name.</returns>
         /// <exception cref="ArgumentOutOfRangeException">No league has this index (an <see cref="EloIndexOutOfRangeException"/>).</exception>
         public unsafe string LeagueName(int index)

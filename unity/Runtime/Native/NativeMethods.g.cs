@@ -158,7 +158,9 @@ namespace RankingElo.Native
         ///  length in bytes without the NUL whether or not it fits, and the call returns
         ///  `ELO_RESULT_BUFFER_TOO_SMALL` (writing nothing to `buffer`) when `buffer_len` is less
         ///  than that plus one; pass NULL and 0 to ask for the length. An index outside
-        ///  `0 .. elo_config_league_count` gives `ELO_RESULT_INDEX_OUT_OF_RANGE`.
+        ///  `0 .. elo_config_league_count` gives `ELO_RESULT_INDEX_OUT_OF_RANGE`, except league 0 of
+        ///  a configuration without leagues (where `elo_pool_league_of` puts every player): its
+        ///  name is empty.
         ///
         ///  # Safety
         ///  `config` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for

@@ -64,6 +64,11 @@ namespace RankingElo.Tests
                 Assert.AreEqual("index 2 is not a league of the configuration (it has 2, indices from 0)", error.Message);
                 Assert.IsInstanceOf<ArgumentOutOfRangeException>(Assert.Catch(() => rules.LeagueName(-1)));
             }
+            using (var rules = new EloRules())
+            {
+                Assert.AreEqual("", rules.LeagueName(0));   // no leagues: everybody is in league 0
+                Assert.Throws<EloIndexOutOfRangeException>(() => rules.LeagueName(1));
+            }
         }
 
         /// <summary>Every index mistake throws ArgumentOutOfRangeException, whichever call makes it.</summary>
