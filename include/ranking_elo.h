@@ -50,7 +50,8 @@ enum EloResult
   ELO_RESULT_INVALID_UTF8 = 13,
   // Both players of a match are the same player.
   ELO_RESULT_SAME_PLAYER = 14,
-  // A player index is outside the pool.
+  // An index is out of range: a player outside the pool, a league the configuration does
+  // not have.
   ELO_RESULT_INDEX_OUT_OF_RANGE = 15,
   // A pool save is truncated, corrupted, of another format or version, or inconsistent.
   ELO_RESULT_INVALID_SAVE = 16,
@@ -92,6 +93,10 @@ typedef struct EloPool EloPool;
 // for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
 // zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
 // use, so zero-initialising is safe too.
+//
+// The struct ends with padding bytes whose content is unspecified: compare two states
+// field by field, never with `memcmp`, and compare two pools by their JSON
+// (`elo_pool_to_json`), which is equal byte for byte for equal pools.
 typedef struct EloPlayerState {
   // Current rating.
   float rating;
@@ -242,6 +247,24 @@ EloResult elo_config_to_json(const struct EloConfig *config,
 // # Safety
 // `config` must be a live handle; `out_count` valid for one write.
 EloResult elo_config_league_count(const struct EloConfig *config, int32_t *out_count);
+
+// Copies the name of league `index` (0 = lowest) into `buffer` as NUL-terminated UTF-8,
+// with the buffer rules of `elo_last_error_message`: `*out_len` receives the name's
+// length in bytes without the NUL whether or not it fits, and the call returns
+// `ELO_RESULT_BUFFER_TOO_SMALL` (writing nothing to `buffer`) when `buffer_len` is less
+// than that plus one; pass NULL and 0 to ask for the length. An index outside
+// `0 .. elo_config_league_count` gives `ELO_RESULT_INDEX_OUT_OF_RANGE`, except league 0 of
+// a configuration without leagues (where `elo_pool_league_of` puts every player): its
+// name is empty.
+//
+// # Safety
+// `config` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for
+// one write.
+EloResult elo_config_league_name(const struct EloConfig *config,
+                                 int32_t index,
+                                 char *buffer,
+                                 int32_t buffer_len,
+                                 int32_t *out_len);
 
 // The index of the league `rating` belongs to (0 = lowest; 0 also when no leagues are
 // configured) into `*out_index`.
@@ -464,7 +487,9 @@ float elo_get_probability_winning(float rating_player1, float rating_player2);
 //
 // Mirrors `RankingELO.UpdatePlayerRankings`; returns `{x: player 1, y: player 2}`.
 // `is_player1_winner` is 0 for a loss and any other value for a win. NaN or infinite
-// input (ratings or multiplier) returns NaN in both fields.
+// input (ratings or multiplier) and a negative multiplier return NaN in both fields (the
+// tutorial's class would move the ratings the wrong way; use
+// [`elo_update_player_rankings_score`] for an error code and a message instead).
 struct EloVector2 elo_update_player_rankings(float rating_player1,
                                              float rating_player2,
                                              float multiplier,
@@ -594,7 +619,7 @@ EloResult elo_pool_apply(struct EloPool *pool,
 // [`elo_pool_apply`] with each result given as the points both players scored
 // (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
 // configuration's `points_k_term` chooses the score of the K term (the share, or the
-// result); the share feeds `L`, the result `V` (SPEC 2 and 3).
+// result); the share feeds `L`, the result `V`.
 //
 // # Safety
 // As [`elo_pool_apply`].
@@ -691,6 +716,29 @@ EloResult elo_pool_save_file(const struct EloPool *pool, const char *path, int32
 // # Safety
 // `pool` must be a live handle; `path` valid for `path_len` bytes.
 EloResult elo_pool_load_file(struct EloPool *pool, const char *path, int32_t path_len);
+
+// Creates a pool from a save made by [`elo_pool_to_json`] into `*out_pool`: the save's
+// configuration, players and clock, with no configuration to make first. A truncated,
+// corrupted or inconsistent save gives `ELO_RESULT_INVALID_SAVE` and leaves `*out_pool`
+// untouched.
+//
+// To compare two pools, compare their JSON (`elo_pool_to_json`): equal pools give equal
+// text byte for byte. Do not `memcmp` `EloPlayerState` arrays: the struct has padding bytes
+// whose content is unspecified.
+//
+// # Safety
+// `json` valid for `json_len` bytes; `out_pool` valid for one write.
+EloResult elo_pool_from_json(const char *json, int32_t json_len, struct EloPool **out_pool);
+
+// Creates a pool from the save in the file at `path` (`path_len` bytes of UTF-8, written by
+// [`elo_pool_save_file`]) into `*out_pool`: the save's configuration, players and clock,
+// with no configuration to make first. A missing or unreadable file (`ELO_RESULT_IO`, the
+// message naming the path and the cause) or an invalid save (`ELO_RESULT_INVALID_SAVE`)
+// leaves `*out_pool` untouched.
+//
+// # Safety
+// `path` valid for `path_len` bytes; `out_pool` valid for one write.
+EloResult elo_pool_from_file(const char *path, int32_t path_len, struct EloPool **out_pool);
 
 // The expected score of player A against player B under the configuration's model,
 // into `*out_expected_a` (`E_B = 1 - E_A`).

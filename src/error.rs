@@ -5,7 +5,7 @@ use std::fmt;
 
 /// The largest rating magnitude a caller may give: ratings passed to any function, set in a
 /// pool, read from a save or used in a configuration lie within `±MAX_RATING`
-/// (SPEC section 3: every setting has a documented range). With K, `L` and `V` at most
+/// (every setting has a documented range: `docs/configuration.md`, `docs/ranges.md`). With K, `L` and `V` at most
 /// [`MAX_FACTOR`], one match changes a rating by at most [`MAX_CHANGE`], so every result
 /// is a finite `f32`.
 pub const MAX_RATING: f32 = 1e15;
@@ -66,16 +66,22 @@ pub enum Error {
     ScoreOutOfRange {
         /// Which argument.
         name: String,
+        /// The value given, as the message shows it ([`shown`]).
+        got: String,
     },
     /// Negative points for a score computed from points.
     NegativePoints {
         /// Which argument.
         name: String,
+        /// The value given, as the message shows it ([`shown`]).
+        got: String,
     },
     /// A K factor below zero.
     NegativeK {
         /// Which argument.
         name: String,
+        /// The value given, as the message shows it ([`shown`]).
+        got: String,
     },
     /// A finite number outside its documented range (a rating beyond `±MAX_RATING`, a K
     /// above `MAX_FACTOR`).
@@ -84,6 +90,8 @@ pub enum Error {
         name: String,
         /// The range it must lie in, in words.
         range: &'static str,
+        /// The value given, as the message shows it, when it helps.
+        got: Option<String>,
     },
     /// The K policy needs player state (games played, flags) that the call did not give.
     KPolicyNeedsPlayerState,
@@ -99,9 +107,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotFinite { name } => write!(f, "{name} must be a finite number (not NaN or infinite)"),
-            Self::ScoreOutOfRange { name } => write!(f, "{name} must be between 0 and 1"),
-            Self::NegativePoints { name } | Self::NegativeK { name } => write!(f, "{name} must not be negative"),
-            Self::OutOfRange { name, range } => write!(f, "{name} must be {range}"),
+            Self::ScoreOutOfRange { name, got } => write!(f, "{name} must be between 0 and 1 (got {got})"),
+            Self::NegativePoints { name, got } | Self::NegativeK { name, got } => write!(f, "{name} must not be negative (got {got})"),
+            Self::OutOfRange { name, range, got: None } => write!(f, "{name} must be {range}"),
+            Self::OutOfRange { name, range, got: Some(got) } => write!(f, "{name} must be {range} (got {got})"),
             Self::KPolicyNeedsPlayerState => f.write_str(
                 "the configured K policy (fide or games_played) needs player state: \
                  use the player-state functions or pass a K per pair",
@@ -148,7 +157,24 @@ pub fn check_rating(value: f32, name: &str) -> Result<f32, Error> {
     if value.abs() <= MAX_RATING {
         Ok(value)
     } else {
-        Err(Error::OutOfRange { name: name.to_owned(), range: RATING_RANGE })
+        Err(Error::OutOfRange { name: name.to_owned(), range: RATING_RANGE, got: Some(shown(f64::from(value))) })
+    }
+}
+
+/// A number as error messages show it: the shortest text that reads back to the value
+/// (`2`, `0.1` for a `float` 0.1, `-32`), in exponent form when very large or very small
+/// (`3e38`).
+#[must_use]
+pub fn shown(value: f64) -> String {
+    #[allow(clippy::cast_possible_truncation, reason = "checked: the f32 is used only when it is exact")]
+    let single = value as f32;
+    let magnitude = value.abs();
+    let exponent = magnitude >= 1e16 || (magnitude > 0.0 && magnitude < 1e-5);
+    match (f64::from(single) == value, exponent) {
+        (true, false) => format!("{single}"),
+        (true, true) => format!("{single:e}"),
+        (false, false) => format!("{value}"),
+        (false, true) => format!("{value:e}"),
     }
 }
 

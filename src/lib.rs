@@ -17,7 +17,7 @@
 //! ```
 //!
 //! The formulas, defaults and reference values are those of the project's
-//! specification (SPEC.md): expected score ([`expected`]), outcomes ([`outcome`]), the
+//! specification: expected score ([`expected`]), outcomes ([`outcome`]), the
 //! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
 //! ([`Rules::streak_multiplier`]) and the configuration ([`config`]). Ladders add pools
 //! ([`pool`]), leagues with hysteresis ([`standing`]), seasons with soft resets and
@@ -56,7 +56,7 @@
     clippy::inline_always,
     reason = "the math is inlined into the batch and pool loops so that it vectorizes there"
 )]
-#![allow(clippy::many_single_char_names, reason = "formula variables keep the SPEC's names")]
+#![allow(clippy::many_single_char_names, reason = "formula variables keep the formulas' names")]
 
 // The layers, one folder each: the rating math, the batch kernel, ladders (pools,
 // matchmaking, saves), and the C ABI on top.

@@ -66,7 +66,7 @@ proptest! {
         ]).unwrap();
         let rules = Config {
             expected_score: ExpectedScoreModel::Linear { k: 0.001 },
-            k_policy: KPolicy::League,
+            k_policy: KPolicy::League {},
             k_combine: KCombine::Average,
             leagues,
             ..Config::default()

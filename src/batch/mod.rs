@@ -1,5 +1,5 @@
 //! Batch updates: `n` independent matches over arrays, the shape Unity jobs and game
-//! servers hand over (SPEC section 10 requires the same bits as single calls).
+//! servers hand over (with the same bits as single calls).
 //!
 //! ```
 //! use ranking_elo::{batch, Rules};

@@ -61,15 +61,24 @@ pub unsafe fn arg_slice_mut<'a, T>(ptr: *mut T, len: usize, name: &str) -> Resul
     Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
 
-/// Reads `len` bytes of UTF-8 text at `ptr`.
+/// Reads `len` bytes of UTF-8 text at `ptr`. A length that counts the C string's
+/// terminating NUL is refused (`ELO_RESULT_INVALID_LENGTH`, naming the NUL): no text the
+/// engine reads (JSON, a path) ends with one.
 ///
 /// # Safety
 /// As [`arg_slice`].
 pub unsafe fn arg_utf8<'a>(ptr: *const c_char, len: i32, name: &str) -> Result<&'a str, FfiError> {
     let len = arg_len(len, &format!("{name}_len"))?;
     let bytes = unsafe { arg_slice(ptr.cast::<u8>(), len, name)? };
-    std::str::from_utf8(bytes)
-        .map_err(|e| FfiError::new(EloResult::InvalidUtf8, format!("{name} is not valid UTF-8: {e}")))
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| FfiError::new(EloResult::InvalidUtf8, format!("{name} is not valid UTF-8: {e}")))?;
+    if text.ends_with('\0') {
+        return Err(FfiError::new(
+            EloResult::InvalidLength,
+            format!("{name} ends with a NUL character: {name}_len ({len}) counts the terminating NUL of the C string; pass strlen({name}) instead"),
+        ));
+    }
+    Ok(text)
 }
 
 /// Checks a rating: finite (`ELO_RESULT_NOT_FINITE`) and within `±MAX_RATING`

@@ -79,6 +79,38 @@ pub unsafe extern "C" fn elo_config_league_count(config: *const EloConfig, out_c
     })
 }
 
+/// Copies the name of league `index` (0 = lowest) into `buffer` as NUL-terminated UTF-8,
+/// with the buffer rules of `elo_last_error_message`: `*out_len` receives the name's
+/// length in bytes without the NUL whether or not it fits, and the call returns
+/// `ELO_RESULT_BUFFER_TOO_SMALL` (writing nothing to `buffer`) when `buffer_len` is less
+/// than that plus one; pass NULL and 0 to ask for the length. An index outside
+/// `0 .. elo_config_league_count` gives `ELO_RESULT_INDEX_OUT_OF_RANGE`, except league 0 of
+/// a configuration without leagues (where `elo_pool_league_of` puts every player): its
+/// name is empty.
+///
+/// # Safety
+/// `config` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for
+/// one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_config_league_name(config: *const EloConfig, index: i32, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> super::EloResult {
+    ffi_boundary!(result => {
+        let config = unsafe { arg_ref(config, "config")? };
+        let out_len = unsafe { arg_mut(out_len, "out_len")? };
+        let leagues = config.rules.config().leagues.as_slice();
+        let name = match usize::try_from(index).ok().and_then(|i| leagues.get(i)) {
+            Some(league) => league.name.as_str(),
+            None if index == 0 => "",
+            None => {
+                return Err(super::error::FfiError::new(
+                    super::EloResult::IndexOutOfRange,
+                    format!("index {index} is not a league of the configuration (it has {}, indices from 0)", leagues.len()),
+                ))
+            }
+        };
+        unsafe { write_text(name, buffer, buffer_len, out_len) }
+    })
+}
+
 /// The index of the league `rating` belongs to (0 = lowest; 0 also when no leagues are
 /// configured) into `*out_index`.
 ///

@@ -42,7 +42,8 @@ pub enum EloResult {
     InvalidUtf8 = 13,
     /// Both players of a match are the same player.
     SamePlayer = 14,
-    /// A player index is outside the pool.
+    /// An index is out of range: a player outside the pool, a league the configuration does
+    /// not have.
     IndexOutOfRange = 15,
     /// A pool save is truncated, corrupted, of another format or version, or inconsistent.
     InvalidSave = 16,
@@ -112,7 +113,7 @@ impl EloResult {
             Self::OverlappingBuffers => "output arrays overlap the inputs other than in place",
             Self::InvalidUtf8 => "text is not valid UTF-8",
             Self::SamePlayer => "both players of a match are the same player",
-            Self::IndexOutOfRange => "a player index is outside the pool",
+            Self::IndexOutOfRange => "an index is out of range (a player outside the pool, a league the configuration does not have)",
             Self::InvalidSave => "the pool save is truncated, corrupted or inconsistent",
             Self::Io => "a file could not be read or written",
             Self::DuplicateId => "the player id is already waiting",

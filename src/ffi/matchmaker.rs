@@ -1,4 +1,4 @@
-//! `EloMatchmaker`: a matchmaking queue behind an opaque handle (SPEC section 8).
+//! `EloMatchmaker`: a matchmaking queue behind an opaque handle.
 //!
 //! Thread safety: as for pools, every call takes the queue's lock, so concurrent use is
 //! safe and each call is atomic.

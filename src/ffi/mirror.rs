@@ -1,6 +1,7 @@
-//! The two functions of the tutorial's C# `RankingELO` class, with its exact meaning
-//! (SPEC end of section 3): logistic expectation with c = 400, `K = multiplier` for both
-//! players, win or loss only, no rounding.
+//! The two functions of the tutorial's C# `RankingELO` class, with its exact meaning:
+//! logistic expectation with c = 400, `K = multiplier` for both players, win or loss only,
+//! no rounding. Bad input (NaN, infinities, a negative multiplier) gives NaN, as the
+//! tutorial's class gives NaN for NaN input.
 
 use std::sync::OnceLock;
 
@@ -39,7 +40,9 @@ pub extern "C" fn elo_get_probability_winning(rating_player1: f32, rating_player
 ///
 /// Mirrors `RankingELO.UpdatePlayerRankings`; returns `{x: player 1, y: player 2}`.
 /// `is_player1_winner` is 0 for a loss and any other value for a win. NaN or infinite
-/// input (ratings or multiplier) returns NaN in both fields.
+/// input (ratings or multiplier) and a negative multiplier return NaN in both fields (the
+/// tutorial's class would move the ratings the wrong way; use
+/// [`elo_update_player_rankings_score`] for an error code and a message instead).
 #[no_mangle]
 pub extern "C" fn elo_update_player_rankings(rating_player1: f32, rating_player2: f32, multiplier: f32, is_player1_winner: u8) -> EloVector2 {
     ffi_boundary!(value EloVector2 { x: f32::NAN, y: f32::NAN } => {

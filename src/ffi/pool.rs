@@ -1,4 +1,4 @@
-//! `EloPool`: a player pool behind an opaque handle (SPEC section 7).
+//! `EloPool`: a player pool behind an opaque handle.
 //!
 //! Thread safety: every pool function takes the pool's lock for the duration of the
 //! call, so a pool used from several threads at once is safe (calls are serialized, each
@@ -279,7 +279,7 @@ pub(crate) unsafe fn apply_scores(
 /// [`elo_pool_apply`] with each result given as the points both players scored
 /// (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
 /// configuration's `points_k_term` chooses the score of the K term (the share, or the
-/// result); the share feeds `L`, the result `V` (SPEC 2 and 3).
+/// result); the share feeds `L`, the result `V`.
 ///
 /// # Safety
 /// As [`elo_pool_apply`].
@@ -538,4 +538,48 @@ pub unsafe extern "C" fn elo_pool_load_file(pool: *mut EloPool, path: *const c_c
         *lock(pool)? = restored;
         Ok(())
     })
+}
+
+/// Creates a pool from a save made by [`elo_pool_to_json`] into `*out_pool`: the save's
+/// configuration, players and clock, with no configuration to make first. A truncated,
+/// corrupted or inconsistent save gives `ELO_RESULT_INVALID_SAVE` and leaves `*out_pool`
+/// untouched.
+///
+/// To compare two pools, compare their JSON (`elo_pool_to_json`): equal pools give equal
+/// text byte for byte. Do not `memcmp` `EloPlayerState` arrays: the struct has padding bytes
+/// whose content is unspecified.
+///
+/// # Safety
+/// `json` valid for `json_len` bytes; `out_pool` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_from_json(json: *const c_char, json_len: i32, out_pool: *mut *mut EloPool) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_pool, "out_pool")? };
+        let text = unsafe { arg_utf8(json, json_len, "json")? };
+        *out = boxed(crate::save::from_json(text)?);
+        Ok(())
+    })
+}
+
+/// Creates a pool from the save in the file at `path` (`path_len` bytes of UTF-8, written by
+/// [`elo_pool_save_file`]) into `*out_pool`: the save's configuration, players and clock,
+/// with no configuration to make first. A missing or unreadable file (`ELO_RESULT_IO`, the
+/// message naming the path and the cause) or an invalid save (`ELO_RESULT_INVALID_SAVE`)
+/// leaves `*out_pool` untouched.
+///
+/// # Safety
+/// `path` valid for `path_len` bytes; `out_pool` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_from_file(path: *const c_char, path_len: i32, out_pool: *mut *mut EloPool) -> EloResult {
+    ffi_boundary!(result => {
+        let out = unsafe { arg_mut(out_pool, "out_pool")? };
+        let path = unsafe { arg_utf8(path, path_len, "path")? };
+        *out = boxed(crate::save::load_file(Path::new(path))?);
+        Ok(())
+    })
+}
+
+/// A new handle owning `pool`.
+fn boxed(pool: Pool) -> *mut EloPool {
+    Box::into_raw(Box::new(EloPool { pool: Mutex::new(pool) }))
 }

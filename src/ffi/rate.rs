@@ -12,6 +12,10 @@ use crate::update::check_k;
 /// for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
 /// zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
 /// use, so zero-initialising is safe too.
+///
+/// The struct ends with padding bytes whose content is unspecified: compare two states
+/// field by field, never with `memcmp`, and compare two pools by their JSON
+/// (`elo_pool_to_json`), which is equal byte for byte for equal pools.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EloPlayerState {

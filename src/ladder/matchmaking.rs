@@ -1,4 +1,4 @@
-//! Matchmaking (SPEC section 8): a queue of waiting players; each tick pairs players whose
+//! Matchmaking: a queue of waiting players; each tick pairs players whose
 //! rating difference is within both players' matchmaking distance, which widens with
 //! waiting time, with a small seeded random choice among the nearest eligible opponents.
 //!

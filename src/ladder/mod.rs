@@ -1,5 +1,5 @@
-//! Ladders: player pools with leagues and zero-sum totals (SPEC 7), their team and
-//! free-for-all matches (`group_matches`), matchmaking (SPEC 8)
+//! Ladders: player pools with leagues and zero-sum totals, their team and
+//! free-for-all matches (`group_matches`), matchmaking (pairs and teams),
 //! seasons (soft resets, decay) and saves.
 
 mod fixed_point;

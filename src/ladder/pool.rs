@@ -1,4 +1,4 @@
-//! Player pools: players with state, matches applied in order, atomically (SPEC section 7),
+//! Player pools: players with state, matches applied in order, atomically,
 //! an optional zero-sum total kept in O(1) per match, and leaderboard queries.
 //!
 //! ```
@@ -133,7 +133,7 @@ pub struct MatchOutputs<'a> {
 /// The exact sum of a pool's stored ratings: each `f32` rating as a fixed-point number
 /// with 40 binary fraction digits, summed in an `i128`. Integer addition is exact and
 /// independent of order, so the total can never drift, whatever sequence of sets, adds,
-/// matches and loads happened (SPEC 7). Every rating of magnitude `2^-17` or more (and 0)
+/// matches and loads happened. Every rating of magnitude `2^-17` or more (and 0)
 /// is represented exactly; smaller ones are taken toward zero to 40 binary digits. With
 /// ratings bounded by [`MAX_POOL_RATING`] and at most `2^31` players the sum stays below
 /// `2^127`.
@@ -345,7 +345,7 @@ impl Pool {
     }
 
     /// Adds `count` new players; returns the index of the first. They start at the initial
-    /// rating, except in a zero-sum pool (SPEC 7): players created in an empty pool start
+    /// rating, except in a zero-sum pool: players created in an empty pool start
     /// at `T / N`, and players added later at the pool's mean rating; everybody is then
     /// shifted equally so that the total is `T` again.
     ///

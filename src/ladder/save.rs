@@ -1,5 +1,5 @@
 //! Saving and restoring a [`Pool`] (ratings, player state and configuration) as JSON
-//! (SPEC section 7).
+//!.
 //!
 //! The file is `{"format": "ranking-elo-pool", "version": 1, "checksum": "…", "pool": {…}}`,
 //! where `checksum` is the FNV-1a 64-bit hash of the exact bytes of the `pool` value, so a
@@ -50,8 +50,8 @@ pub enum SaveError {
     /// The text is not a valid save (truncated, corrupted, wrong format or version, values
     /// out of range, inconsistent).
     Invalid(String),
-    /// Reading or writing the file failed.
-    Io(std::io::Error),
+    /// Reading or writing the file failed; the error names the file and the operation.
+    Io(FileError),
     /// The path does not name a file (empty, a folder, ending in `..`).
     Path(String),
 }
@@ -60,9 +60,102 @@ impl fmt::Display for SaveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Invalid(message) => write!(f, "invalid pool save: {message}"),
-            Self::Io(error) => write!(f, "pool save file: {error}"),
+            Self::Io(error) => error.fmt(f),
             Self::Path(message) => write!(f, "path: {message}"),
         }
+    }
+}
+
+/// What was being done with a file when it failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOperation {
+    /// Saving a pool ([`save_file`]).
+    SavePool,
+    /// Loading a pool save ([`load_file`]).
+    LoadPool,
+    /// Writing a season's records (a season end with a JSON path).
+    WriteSeasonRecords,
+}
+
+impl FileOperation {
+    fn writes(self) -> bool {
+        !matches!(self, Self::LoadPool)
+    }
+}
+
+/// A file that could not be read or written: which file, what was being done, the
+/// system's error, and (in the message) what to do about it.
+#[derive(Debug)]
+pub struct FileError {
+    /// What was being done.
+    pub operation: FileOperation,
+    /// The path as the caller gave it.
+    pub path: std::path::PathBuf,
+    /// The system's error.
+    pub error: std::io::Error,
+}
+
+impl SaveError {
+    /// A failed file operation on `path`.
+    fn file(operation: FileOperation, path: &Path, error: std::io::Error) -> Self {
+        Self::Io(FileError { operation, path: path.to_path_buf(), error })
+    }
+}
+
+impl FileError {
+    /// The folder the file is in, as the message names it.
+    fn folder(&self) -> std::path::PathBuf {
+        match self.path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        }
+    }
+
+    /// The cause in words, with what to do about it.
+    fn cause(&self) -> String {
+        use std::io::ErrorKind;
+        let folder = self.folder();
+        let folder_missing = !folder.is_dir();
+        match self.error.kind() {
+            ErrorKind::NotFound if self.operation.writes() || folder_missing => format!(
+                "the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)",
+                folder.display()
+            ),
+            ErrorKind::NotFound => "the file does not exist (nothing was saved at this path yet: check the path, or start a new pool)".to_owned(),
+            ErrorKind::PermissionDenied if self.operation.writes() => {
+                format!("permission denied (this process may not write files in the folder \"{}\")", folder.display())
+            }
+            ErrorKind::PermissionDenied => "permission denied (this process may not read the file)".to_owned(),
+            ErrorKind::NotADirectory => format!("a part of the folder path \"{}\" is a file, not a folder", folder.display()),
+            ErrorKind::IsADirectory => "the path names a folder, not a file".to_owned(),
+            _ => self.error.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.operation {
+            FileOperation::SavePool => "cannot save the pool to",
+            FileOperation::LoadPool => "cannot load a pool save from",
+            FileOperation::WriteSeasonRecords => "cannot write the season records to",
+        };
+        write!(f, "{what} \"{}\": {}", self.path.display(), self.cause())?;
+        if self.path.is_relative() {
+            if let Ok(cwd) = std::env::current_dir() {
+                write!(f, " (the path is relative to the working directory \"{}\")", cwd.display())?;
+            }
+        }
+        if self.operation == FileOperation::WriteSeasonRecords {
+            f.write_str("; the season did not end: nothing was reset")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 
@@ -146,7 +239,8 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !text.trim_start().starts_with('{') {
         return Err(invalid("not a save file (a save is a JSON object)"));
     }
-    let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({e})")))?;
+    let plain = |e: serde_json::Error| crate::config::plain_json_message(&e.to_string());
+    let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({})", plain(e))))?;
     if save.format != FORMAT {
         return Err(invalid(format!("format is {:?}, expected {FORMAT:?}", save.format)));
     }
@@ -157,9 +251,9 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if save.checksum != checksum {
         return Err(invalid(format!("checksum mismatch (file says {}, content hashes to {checksum}): the file is corrupted", save.checksum)));
     }
-    let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     crate::config::objects_only(&value, "pool").map_err(invalid)?;
-    let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {e}")))?;
+    let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
     if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
         return Err(invalid("pool.offset must be a finite number within 2^55"));
@@ -252,15 +346,15 @@ fn file_name_of(path: &Path) -> Result<&std::ffi::OsStr, SaveError> {
 /// folder cannot be written or flushed (the temporary file is removed).
 pub fn save_file(pool: &Pool, path: &Path) -> Result<(), SaveError> {
     file_name_of(path)?;
-    write_atomic(path, &to_json(pool))
+    write_atomic(path, &to_json(pool), FileOperation::SavePool)
 }
 
 /// Writes `text` to `path` the way [`save_file`] writes a save: a new, exclusively
 /// created temporary file beside it, flushed, renamed over `path`, the folder flushed.
 ///
 /// # Errors
-/// As [`save_file`].
-pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), SaveError> {
+/// As [`save_file`]; the error names `operation`.
+pub(crate) fn write_atomic(path: &Path, text: &str, operation: FileOperation) -> Result<(), SaveError> {
     let file_name = file_name_of(path)?;
     let folder = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -269,7 +363,7 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), SaveError> {
     let mut prefix = file_name.to_os_string();
     prefix.push(TEMPORARY_MARK);
     remove_leftovers(&folder, &prefix);
-    let (temporary, file) = create_temporary(&folder, &prefix).map_err(SaveError::Io)?;
+    let (temporary, file) = create_temporary(&folder, &prefix).map_err(|error| SaveError::file(operation, path, error))?;
     let write = |mut file: fs::File| -> std::io::Result<()> {
         file.write_all(text.as_bytes())?;
         file.sync_all()?;
@@ -280,7 +374,7 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), SaveError> {
     };
     write(file).map_err(|error| {
         let _ = fs::remove_file(&temporary);
-        SaveError::Io(error)
+        SaveError::file(operation, path, error)
     })
 }
 
@@ -354,8 +448,13 @@ fn sync_folder(folder: &Path) -> std::io::Result<()> {
 pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
     use std::io::Read as _;
     file_name_of(path)?;
-    let not_regular = || SaveError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} is not a regular file", path.display())));
-    if !fs::metadata(path).map_err(SaveError::Io)?.is_file() {
+    let failed = |error| SaveError::file(FileOperation::LoadPool, path, error);
+    let not_regular = || failed(std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file (a folder, device or pipe)"));
+    let metadata = fs::metadata(path).map_err(failed)?;
+    if metadata.is_dir() {
+        return Err(failed(std::io::ErrorKind::IsADirectory.into()));
+    }
+    if !metadata.is_file() {
         return Err(not_regular());
     }
     let mut options = fs::OpenOptions::new();
@@ -366,12 +465,12 @@ pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
         use std::os::unix::fs::OpenOptionsExt as _;
         options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = options.open(path).map_err(SaveError::Io)?;
-    if !file.metadata().map_err(SaveError::Io)?.is_file() {
+    let file = options.open(path).map_err(failed)?;
+    if !file.metadata().map_err(failed)?.is_file() {
         return Err(not_regular());
     }
     let mut bytes = Vec::new();
-    file.take(MAX_SAVE_BYTES + 1).read_to_end(&mut bytes).map_err(SaveError::Io)?;
+    file.take(MAX_SAVE_BYTES + 1).read_to_end(&mut bytes).map_err(failed)?;
     if bytes.len() as u64 > MAX_SAVE_BYTES {
         return Err(invalid(format!("the file is larger than {MAX_SAVE_BYTES} bytes")));
     }
@@ -439,6 +538,39 @@ mod tests {
         assert!(matches!(load_file(&path), Err(SaveError::Invalid(_))));
         assert!(matches!(load_file(&dir.join("missing.json")), Err(SaveError::Io(_))));
         assert!(matches!(save_file(&pool, &dir.join("no-such-folder/ladder.json")), Err(SaveError::Io(_))));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn file_errors_name_the_path_the_operation_and_the_fix() {
+        let dir = std::env::temp_dir().join(format!("ranking-elo-file-errors-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let pool = played_pool();
+        let into_missing_folder = dir.join("no-such-folder/ladder.json");
+        let message = save_file(&pool, &into_missing_folder).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!(
+                "cannot save the pool to \"{}\": the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)",
+                into_missing_folder.display(),
+                dir.join("no-such-folder").display()
+            )
+        );
+        let missing = dir.join("missing.json");
+        let message = load_file(&missing).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!("cannot load a pool save from \"{}\": the file does not exist (nothing was saved at this path yet: check the path, or start a new pool)", missing.display())
+        );
+        let message = load_file(&into_missing_folder).unwrap_err().to_string();
+        assert!(message.contains("the folder") && message.contains("does not exist"), "{message}");
+        fs::create_dir_all(dir.join("folder.json")).unwrap();
+        let message = load_file(&dir.join("folder.json")).unwrap_err().to_string();
+        assert!(message.ends_with("the path names a folder, not a file"), "{message}");
+        let message = write_atomic(&into_missing_folder, "{}", FileOperation::WriteSeasonRecords).unwrap_err().to_string();
+        assert!(message.starts_with("cannot write the season records to") && message.ends_with("nothing was reset"), "{message}");
+        let relative = load_file(Path::new("ranking-elo-no-such-save.json")).unwrap_err().to_string();
+        assert!(relative.contains("relative to the working directory"), "{relative}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

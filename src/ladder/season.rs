@@ -131,7 +131,7 @@ impl Pool {
     /// The path names no file, or writing fails.
     pub fn end_season_to_file(&mut self, path: &Path, events: Option<&mut Vec<LeagueChange>>) -> Result<Vec<SeasonRecord>, SaveError> {
         let records = self.season_records();
-        crate::save::write_atomic(path, &records_to_json(self, &records))?;
+        crate::save::write_atomic(path, &records_to_json(self, &records), crate::save::FileOperation::WriteSeasonRecords)?;
         self.reset_season(events);
         Ok(records)
     }
@@ -187,7 +187,7 @@ impl Pool {
         check_finite(now, "now")?;
         if let Some(through) = self.decayed_through {
             if now < through {
-                return Err(Error::OutOfRange { name: format!("now ({now})"), range: "at least the time of the previous decay" });
+                return Err(Error::OutOfRange { name: "now".to_owned(), range: "at least the time of the previous decay", got: Some(crate::error::shown(now)) });
             }
         }
         let decay = self.rules.config.decay;

@@ -1,5 +1,5 @@
 //! Team matchmaking: the queue forms two balanced teams of a given size from waiting
-//! players, with the pair matchmaker's widening windows (SPEC 8, docs/teams.md).
+//! players, with the pair matchmaker's widening windows (docs/teams.md).
 //!
 //! Players are served longest-waiting first (ties by id). For each, the `2T - 1` nearest
 //! waiting players by rating that are within both its window and their own (found by

@@ -1,4 +1,4 @@
-//! The rating configuration: every setting of SPEC sections 1–7, read from and written to
+//! The rating configuration: every setting (`docs/configuration.md` lists each field), read from and written to
 //! JSON, and its validated form [`Rules`].
 //!
 //! Every field has a default, so `{}` is the classic Elo system (logistic, c = 400,
@@ -66,7 +66,7 @@ impl Rounding {
     }
 }
 
-/// Which score enters the K term when a result is given as points (SPEC section 2).
+/// Which score enters the K term when a result is given as points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PointsKTerm {
@@ -82,15 +82,15 @@ pub enum PointsKTerm {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// Expected-score model (SPEC 1).
+    /// Expected-score model.
     pub expected_score: ExpectedScoreModel,
     /// Cap on the rating difference fed to the model (FIDE: 400); `None` for no cap.
     pub max_rating_difference: Option<f64>,
-    /// How each player's K is chosen (SPEC 4).
+    /// How each player's K is chosen.
     pub k_policy: KPolicy,
     /// Own K per player, or the average of both.
     pub k_combine: KCombine,
-    /// Streak penalty `alpha` (SPEC 5); 0 turns streak penalties off.
+    /// Streak penalty `alpha`; 0 turns streak penalties off.
     pub streak_alpha: f64,
     /// Score in the K term when points are reported: the share (default) or the result.
     pub points_k_term: PointsKTerm,
@@ -104,9 +104,9 @@ pub struct Config {
     pub min_rating: Option<f32>,
     /// Rating of a new player `R_0`.
     pub initial_rating: f32,
-    /// Leagues, lowest first (SPEC 6); may be empty.
+    /// Leagues, lowest first; may be empty.
     pub leagues: Leagues,
-    /// Zero-sum pools keep their rating total at this value (SPEC 7); `None` for off.
+    /// Zero-sum pools keep their rating total at this value; `None` for off.
     pub zero_sum_total: Option<f64>,
     /// A team's rating from its members' (team matches).
     pub team_rating: crate::rating::team::TeamRating,
@@ -167,11 +167,17 @@ impl Config {
         let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
             let path = error.path().to_string();
             let inner = error.into_inner();
-            let message = if path.is_empty() || path == "." {
-                inner.to_string()
-            } else {
-                format!("{path}: {inner}")
-            };
+            let mut plain = plain_json_message(&inner.to_string());
+            if plain.starts_with("expected value") {
+                // A name (an enum's value) given as something else, such as a number:
+                // ask serde for the names by offering one that cannot exist.
+                let position = plain.find(" at line ").map_or("", |at| &plain[at..]).to_owned();
+                plain = expected_names(&value, &path).map_or(plain, |names| {
+                    let got = value.pointer(&pointer(&path)).map_or_else(String::new, |v| format!(" (got {})", describe(v)));
+                    format!("expected {names}{got}{position}")
+                });
+            }
+            let message = if path.is_empty() || path == "." { plain } else { format!("{path}: {plain}") };
             if inner.is_data() && inner.to_string().starts_with("unknown field") {
                 Error::UnknownJsonField(message)
             } else {
@@ -216,7 +222,7 @@ impl Config {
             if self.zero_sum_total.is_some() {
                 return Err(ConfigError::new(
                     "min_rating",
-                    "a rating floor cannot be honoured together with zero_sum_total (SPEC 7): set one of them",
+                    "a rating floor cannot be honoured together with zero_sum_total (the total stays fixed, so a floor could not hold): set one of them",
                 ));
             }
             if self.initial_rating < floor {
@@ -254,8 +260,116 @@ impl Config {
     }
 }
 
+/// A serde message in plain words: `invalid type: string "30", expected f64` becomes
+/// `expected a number (got the string "30")`, an unknown variant `up` becomes
+/// `unknown value "up": expected one of "none", …`, and so on; the position
+/// (`at line 1 column 24`) is kept. Messages it does not recognise pass unchanged.
+#[must_use]
+pub(crate) fn plain_json_message(message: &str) -> String {
+    let (body, position) = match message.rfind(" at line ") {
+        Some(at) => message.split_at(at),
+        None => (message, ""),
+    };
+    let quoted = |text: &str| text.replace('`', "\"");
+    let plain = if let Some(rest) = body.strip_prefix("invalid type: ").or_else(|| body.strip_prefix("invalid value: ")) {
+        match rest.rsplit_once(", expected ") {
+            Some((got, expected)) => {
+                let whole = matches!(expected, "u8" | "u16" | "u32" | "u64" | "usize");
+                let expected = match expected {
+                    "f32" | "f64" => "a number".to_owned(),
+                    "u8" | "u16" | "u32" | "u64" | "usize" if got.starts_with("integer `-") => {
+                        format!("a whole number from 0 to {}", max_of(expected))
+                    }
+                    _ if whole => "a whole number".to_owned(),
+                    "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_owned(),
+                    "a sequence" => "a list ([...])".to_owned(),
+                    "a boolean" | "bool" => "true or false".to_owned(),
+                    other if other.starts_with("struct ") || other.starts_with("internally tagged enum ") || other == "a map" => {
+                        "an object ({...})".to_owned()
+                    }
+                    other => quoted(other),
+                };
+                format!("expected {expected} (got {})", plain_got(got))
+            }
+            None => body.to_owned(),
+        }
+    } else if let Some(rest) = body.strip_prefix("unknown variant ") {
+        match rest.split_once(", expected ") {
+            Some((got, expected)) => format!("unknown value {}: expected {}", quoted(got), quoted(expected)),
+            None => quoted(body),
+        }
+    } else if let Some(field) = body.strip_prefix("missing field ") {
+        format!("the field {} is missing (it is required here)", quoted(field))
+    } else if body.starts_with("unknown field ") {
+        quoted(body)
+    } else {
+        body.to_owned()
+    };
+    format!("{plain}{position}")
+}
+
+/// The largest value of an unsigned type, by its name in serde's messages.
+fn max_of(unsigned: &str) -> u64 {
+    match unsigned {
+        "u8" => u64::from(u8::MAX),
+        "u16" => u64::from(u16::MAX),
+        "u32" => u64::from(u32::MAX),
+        _ => u64::MAX,
+    }
+}
+
+/// serde's name of an unexpected value in words: `string "30"` is `the string "30"`,
+/// ``integer `5` `` is `the number 5`, `map` is `an object`.
+fn plain_got(got: &str) -> String {
+    let inner = |prefix: &str| got.strip_prefix(prefix).map(|rest| rest.trim_matches('`').to_owned());
+    if got.starts_with("string ") {
+        format!("the {got}")
+    } else if let Some(number) = inner("integer ").or_else(|| inner("floating point ")) {
+        format!("the number {number}")
+    } else if let Some(flag) = inner("boolean ") {
+        flag
+    } else {
+        match got {
+            "map" => "an object".to_owned(),
+            "sequence" => "a list".to_owned(),
+            "unit value" | "null" => "null".to_owned(),
+            other => other.to_owned(),
+        }
+    }
+}
+
 /// The JSON keys whose values are lists (of objects) in configurations and saves.
 const LIST_KEYS: [&str; 3] = ["leagues", "tiers", "players"];
+
+/// A serde path such as `leagues[0].name` as a JSON pointer (`/leagues/0/name`).
+fn pointer(path: &str) -> String {
+    format!("/{}", path.replace(['.', '['], "/").replace(']', ""))
+}
+
+/// A JSON value in words, for "(got …)".
+fn describe(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => format!("the string {text:?}"),
+        Value::Number(number) => format!("the number {number}"),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Null => "null".to_owned(),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// The names serde accepts at `path` (an enum given as a name), found by offering a name
+/// that cannot exist and reading the list from serde's answer.
+fn expected_names(value: &serde_json::Value, path: &str) -> Option<String> {
+    let mut probe = value.clone();
+    let slot = probe.pointer_mut(&pointer(path))?;
+    *slot = serde_json::Value::String("\u{1}".to_owned());
+    let error = serde_json::from_value::<Config>(probe).err()?.to_string();
+    let names = error.split_once("unknown variant ")?.1.split_once(", expected ")?.1;
+    let names = names.split(" at line ").next().unwrap_or(names);
+    Some(names.replace('`', "\""))
+}
 
 /// Checks that `value` uses objects for every record: serde would otherwise read a record
 /// given as an array by position (`[{"model": "linear"}, 5]` as a configuration), which
@@ -322,7 +436,7 @@ impl Rules {
 
     /// The outcome of a match reported as points, with the score in the K term chosen by
     /// `points_k_term`: the share `P_A / (P_A + P_B)` or the result (1, 1/2, 0). The share
-    /// always feeds `L` and the result `V` (SPEC 2 and 3).
+    /// always feeds `L` and the result `V`.
     ///
     /// # Errors
     /// Negative, NaN or infinite points.
@@ -374,6 +488,38 @@ mod tests {
     }
 
     #[test]
+    fn type_errors_are_in_plain_words() {
+        let cases = [
+            (r#"{"demotion_margin": "30"}"#, r#"invalid configuration JSON: demotion_margin: expected a number (got the string "30") at line 1 column 24"#),
+            (r#"{"protected_games": -1}"#, "invalid configuration JSON: protected_games: expected a whole number from 0 to 4294967295 (got the number -1) at line 1 column 22"),
+            (r#"{"protected_games": 1.5}"#, "invalid configuration JSON: protected_games: expected a whole number (got the number 1.5) at line 1 column 23"),
+            (r#"{"initial_rating": true}"#, "invalid configuration JSON: initial_rating: expected a number (got true) at line 1 column 23"),
+            (r#"{"leagues": {}}"#, "invalid configuration JSON: leagues: expected a list ([...]) (got an object) at line 1 column 12"),
+            (r#"{"k_policy": 5}"#, "invalid configuration JSON: k_policy: expected an object ({...}) (got the number 5) at line 1 column 14"),
+            (r#"{"leagues": [{"min_rating": 0}]}"#, r#"invalid configuration JSON: leagues[0]: the field "name" is missing (it is required here) at line 1 column 30"#),
+            (r#"{"rounding": "up"}"#, r#"invalid configuration JSON: rounding: unknown value "up": expected one of "none", "truncate", "half_away_from_zero" at line 1 column 17"#),
+            (r#"{"rounding": 5}"#, r#"invalid configuration JSON: rounding: expected one of "none", "truncate", "half_away_from_zero" (got the number 5) at line 1 column 14"#),
+            (r#"{"season_reset": {"anchor": null}}"#, r#"invalid configuration JSON: season_reset.anchor: expected "initial_rating" or "pool_mean" (got null) at line 1 column 29"#),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(Config::from_json(json).unwrap_err().to_string(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn league_k_is_needed_only_by_the_league_policy() {
+        let leagues = r#""leagues": [{"name": "Bronze", "min_rating": 0}, {"name": "Silver", "min_rating": 1600}]"#;
+        let rules = Config::from_json(&format!("{{{leagues}}}")).unwrap();
+        assert_eq!(rules.config().leagues.as_slice()[1].k, None);
+        assert!(!rules.config().to_json().contains("\"k\": null"));
+        let message = Config::from_json(&format!(r#"{{"k_policy": {{"policy": "league"}}, {leagues}}}"#)).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            r#"invalid configuration: leagues[0].k: is missing: the league K policy (k_policy.policy) takes each player's K from the league, so every league needs "k""#
+        );
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let cases = [
             (r#"{"k_policy":{"policy":"constant","k":-1}}"#, "k_policy.k"),
@@ -382,7 +528,7 @@ mod tests {
             (r#"{"min_rating":2000,"initial_rating":1500}"#, "initial_rating"),
             (r#"{"k_policy":{"policy":"league"}}"#, "k_policy.policy"),
             // Inside tagged enums serde reports the enum's path, not the inner field.
-            (r#"{"k_policy":{"policy":"constant","k":"x"}}"#, "k_policy: invalid type"),
+            (r#"{"k_policy":{"policy":"constant","k":"x"}}"#, "k_policy: expected a number (got the string \"x\")"),
             (r#"{"leagues":[{"name":"A","min_rating":0,"k":1,"kk":2}]}"#, "kk"),
             (r#"{"expected_score":{"model":"logistic","scale":3}}"#, "scale"),
             (r#"{"k_policy":{"policy":"elo"}}"#, "k_policy"),
@@ -392,6 +538,7 @@ mod tests {
             assert!(message.contains(field), "{json}: {message}");
         }
         assert!(matches!(Config::from_json(r#"{"x":1}"#), Err(Error::UnknownJsonField(_))));
+        assert!(matches!(Config::from_json(r#"{"k_policy":{"policy":"league","x":1}}"#), Err(Error::UnknownJsonField(_))));
         assert!(matches!(Config::from_json("{"), Err(Error::InvalidJson(_))));
         assert!(matches!(Config::from_json("{} {}"), Err(Error::InvalidJson(_))));
         assert!(matches!(

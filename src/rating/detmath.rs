@@ -1,6 +1,6 @@
 //! Deterministic transcendental functions built only from IEEE-754 basic operations.
 //!
-//! SPEC section 10 asks for bit-identical results on every platform. The C library's
+//! Results must be bit-identical on every platform. The C library's
 //! `pow`, `exp` and `erf` are not correctly rounded and differ between libm
 //! implementations (glibc, Apple's `libm`, Bionic, the MSVC CRT), so the engine never calls
 //! them. Everything here is addition, subtraction, multiplication, division, comparison

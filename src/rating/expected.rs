@@ -1,4 +1,4 @@
-//! Expected score `E_A`, the probability that player A wins (SPEC section 1).
+//! Expected score `E_A`, the probability that player A wins.
 //!
 //! Three models are available; `E_B` is always `1 - E_A`.
 //!
@@ -225,7 +225,7 @@ mod tests {
 
     /// The maximum absolute error of `E` (as the `f32` callers receive) against an `f64`
     /// libm reference, over rating differences -4000..4000 in steps of 1/8 point, for every
-    /// model. SPEC 10 and issue #2 hold it at or below 2e-7.
+    /// model. The tests hold it at or below 2e-7.
     #[test]
     fn expected_score_error_sweep() {
         let logistic = ExpectedScoreModel::default().prepare(None);

@@ -1,4 +1,4 @@
-//! K policies: how large a player's rating change may be (SPEC section 4).
+//! K policies: how large a player's rating change may be.
 //!
 //! ```
 //! use ranking_elo::{KPolicy, Leagues, PlayerState};
@@ -86,8 +86,9 @@ pub enum KPolicy {
         /// Tiers ordered by `below`; the last one has no `below`.
         tiers: Vec<RatingTier>,
     },
-    /// K from the player's league (SPEC section 6).
-    League,
+    /// K from the player's league: every league needs `k`. (A struct variant without
+    /// fields, so that unknown fields next to `"policy": "league"` are refused.)
+    League {},
 }
 
 fn default_k() -> f64 {
@@ -113,11 +114,11 @@ impl KPolicy {
             Self::Fide { .. } => Ok(()),
             Self::GamesPlayed { tiers } => validate_tiers(field, false, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
             Self::RatingBands { tiers } => validate_tiers(field, true, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
-            Self::League if leagues.is_empty() => Err(ConfigError::new(
+            Self::League {} if leagues.is_empty() => Err(ConfigError::new(
                 format!("{field}.policy"),
                 "the league policy needs at least one entry in `leagues`",
             )),
-            Self::League => Ok(()),
+            Self::League {} => leagues.require_k(&format!("{field}.policy")),
         }
     }
 
@@ -125,7 +126,7 @@ impl KPolicy {
     /// calls without player state (batches, rating-only functions) can use the policy.
     #[must_use]
     pub fn depends_only_on_rating(&self) -> bool {
-        matches!(self, Self::Constant { .. } | Self::RatingBands { .. } | Self::League)
+        matches!(self, Self::Constant { .. } | Self::RatingBands { .. } | Self::League {})
     }
 
     /// K for a player with the given state.
@@ -153,7 +154,7 @@ impl KPolicy {
                     .find(|tier| tier.below.is_none_or(|below| rating < below))
                     .map_or(0.0, |tier| tier.k),
             ),
-            Self::League => leagues.as_slice().get(leagues.league_of(rating)).map(|l| l.k),
+            Self::League {} => leagues.as_slice().get(leagues.league_of(rating)).map(|l| l.k.unwrap_or(0.0)),
             Self::Fide { .. } | Self::GamesPlayed { .. } => None,
         }
     }
@@ -162,7 +163,7 @@ impl KPolicy {
 /// FIDE's K (handbook 2024, section 8.3.3).
 fn fide_k(player: &PlayerState, period_rule: bool) -> f64 {
     // Once 2400 has been reached K stays 10 for good, ahead of the new-player and junior
-    // rules ("thereafter it remains permanently at 10", SPEC 4).
+    // rules ("thereafter it remains permanently at 10", FIDE handbook).
     let is_new = player.games_played < FIDE_NEW_PLAYER_GAMES;
     let is_young = player.is_junior && player.rating < FIDE_JUNIOR_RATING_LIMIT;
     let k: u32 = if player.has_reached_2400 || player.rating >= FIDE_STICKY_RATING {
@@ -225,7 +226,7 @@ mod tests {
     fn fide_cases() {
         let fide = KPolicy::Fide { period_rule: false };
         let none = Leagues::default();
-        // New player: 40 until 30 games, unless 2400 has been reached (SPEC 4).
+        // New player: 40 until 30 games, unless 2400 has been reached.
         assert_eq!(fide.k_for(&player(2399.0, 29), &none), 40.0);
         assert_eq!(fide.k_for(&player(2500.0, 29), &none), 10.0);
         assert_eq!(fide.k_for(&player(1800.0, 30), &none), 20.0);

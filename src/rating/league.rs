@@ -1,4 +1,4 @@
-//! Leagues: rating ranges with their own K, L and V (SPEC section 6).
+//! Leagues: rating ranges with their own K, L and V.
 //!
 //! ```
 //! use ranking_elo::{League, Leagues};
@@ -31,8 +31,10 @@ pub struct League {
     /// Lowest rating of the league. Ratings below the first league's bound still belong
     /// to the first league.
     pub min_rating: f32,
-    /// K used by the `league` K policy for players in this league.
-    pub k: f64,
+    /// K used by the `league` K policy for players in this league: required by that policy
+    /// (a league without it is refused), unused and optional under every other policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<f64>,
     /// Score-share bonus `L` for players in this league (the configuration's when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score_share_bonus: Option<f64>,
@@ -52,7 +54,7 @@ impl League {
         Self {
             name: name.into(),
             min_rating,
-            k,
+            k: Some(k),
             score_share_bonus: None,
             victory_bonus: None,
             season_keep: None,
@@ -101,7 +103,9 @@ impl Leagues {
                     ),
                 ));
             }
-            check_factor(league.k, &at("k"))?;
+            if let Some(k) = league.k {
+                check_factor(k, &at("k"))?;
+            }
             if let Some(l) = league.score_share_bonus {
                 check_factor(l, &at("score_share_bonus"))?;
             }
@@ -131,6 +135,21 @@ impl Leagues {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The K of every league for the `league` K policy: `field` names the policy in the
+    /// message when a league has none.
+    ///
+    /// # Errors
+    /// The first league without `k`.
+    pub(crate) fn require_k(&self, field: &str) -> Result<(), ConfigError> {
+        match self.0.iter().position(|league| league.k.is_none()) {
+            Some(i) => Err(ConfigError::new(
+                format!("leagues[{i}].k"),
+                format!("is missing: the league K policy ({field}) takes each player's K from the league, so every league needs \"k\""),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Index of the league a rating belongs to: the highest league whose lower bound is

@@ -1,7 +1,7 @@
-//! The rating math, free of FFI concerns: expected score (SPEC 1), outcomes (2), the pair
-//! update rule (3), K policies (4), leagues (6), team matches and free-for-all placements
-//! (docs/teams.md), league hysteresis (standing) and season rules, player state, the configuration, and the deterministic arithmetic
-//! they all use.
+//! The rating math, free of FFI concerns: expected score, outcomes, the pair update rule,
+//! K policies, leagues, team matches and free-for-all placements (`docs/teams.md`), league
+//! hysteresis (standing) and season rules, player state, the configuration
+//! (`docs/configuration.md`), and the deterministic arithmetic they all use.
 
 pub mod config;
 pub mod detmath;

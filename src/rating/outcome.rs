@@ -1,4 +1,4 @@
-//! The actual score `S` of a match (SPEC section 2).
+//! The actual score `S` of a match.
 //!
 //! ```
 //! use ranking_elo::Outcome;
@@ -12,7 +12,7 @@
 use crate::error::{check_finite, Error};
 
 /// A match result seen from player A: the score `S_A` and the points share `share_A`
-/// used by the score-share bonus `L` (SPEC section 3). Player B gets `1 - S_A` and
+/// used by the score-share bonus `L`. Player B gets `1 - S_A` and
 /// `1 - share_A`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
@@ -62,7 +62,7 @@ impl Outcome {
         Ok(Self { score_a, share_a: points_share(points_a, points_b)? })
     }
 
-    /// The match result `W_A` of SPEC section 2: 1 for a win (`S_A > 1/2`), 1/2 for a draw,
+    /// The match result `W_A` of a match: 1 for a win (`S_A > 1/2`), 1/2 for a draw,
     /// 0 for a defeat. The victory bonus `V` is paid on it.
     #[inline(always)]
     #[must_use]
@@ -97,7 +97,7 @@ pub fn check_score(score: f64, name: &str) -> Result<f64, Error> {
     if (0.0..=1.0).contains(&score) {
         Ok(score)
     } else {
-        Err(Error::ScoreOutOfRange { name: name.to_owned() })
+        Err(Error::ScoreOutOfRange { name: name.to_owned(), got: crate::error::shown(score) })
     }
 }
 
@@ -105,7 +105,7 @@ fn points_share(points_a: f64, points_b: f64) -> Result<f64, Error> {
     for (value, name) in [(points_a, "points_a"), (points_b, "points_b")] {
         check_finite(value, name)?;
         if value < 0.0 {
-            return Err(Error::NegativePoints { name: name.to_owned() });
+            return Err(Error::NegativePoints { name: name.to_owned(), got: crate::error::shown(value) });
         }
     }
     let total = points_a + points_b;

@@ -11,7 +11,7 @@
 //! R'_i    = max(R_i + round(delta_i), R_min)
 //! ```
 //!
-//! `p` is a player's streak penalty (SPEC 5). The share of opponents beaten plays the part
+//! `p` is a player's streak penalty. The share of opponents beaten plays the part
 //! of both the share and the result of a pair, so two entrants are exactly the pair rule.
 //! With equal K the K terms sum to zero. A win for the streak is beating every opponent.
 //!
@@ -61,14 +61,14 @@ impl Rules {
     /// [`Self::check_placements`] from the number of entrants alone.
     pub(crate) fn check_placements_shape(n: usize, places: &[u32]) -> Result<(), Error> {
         if !ENTRANTS.contains(&n) {
-            return Err(Error::OutOfRange { name: format!("entrants ({n})"), range: "from 2 to 256 entrants" });
+            return Err(Error::OutOfRange { name: "entrants".to_owned(), range: "from 2 to 256 entrants", got: Some(n.to_string()) });
         }
         if places.len() != n {
-            return Err(Error::OutOfRange { name: format!("places ({} for {n} entrants)", places.len()), range: "one place per entrant" });
+            return Err(Error::OutOfRange { name: format!("places ({} for {n} entrants)", places.len()), range: "one place per entrant", got: None });
         }
         for (i, &place) in places.iter().enumerate() {
             if place < 1 || place as usize > n {
-                return Err(Error::OutOfRange { name: format!("places[{i}] ({place})"), range: "from 1 to the number of entrants" });
+                return Err(Error::OutOfRange { name: format!("places[{i}]"), range: "from 1 to the number of entrants", got: Some(place.to_string()) });
             }
         }
         Ok(())
@@ -85,7 +85,7 @@ impl Rules {
             self.check_player(player, &format!("entrants[{i}]"))?;
         }
         if out.len() != players.len() {
-            return Err(Error::OutOfRange { name: format!("out ({} slots)", out.len()), range: "one slot per entrant" });
+            return Err(Error::OutOfRange { name: format!("out ({} slots)", out.len()), range: "one slot per entrant", got: None });
         }
         let mut scratch = vec![0.0f64; 3 * players.len()];
         self.rate_placements_unchecked(players, places, &mut scratch, out);

@@ -1,4 +1,4 @@
-//! The state a player carries between matches (SPEC sections 4, 5 and 7), including the
+//! The state a player carries between matches, including the
 //! season standing: the league the player holds (leagues with hysteresis,
 //! [`crate::rating::standing`]), the games of demotion protection left, this season's
 //! record and the time of the last match (inactivity decay).

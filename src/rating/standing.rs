@@ -101,17 +101,18 @@ impl Rules {
         check_rating(p.peak_rating.max(-MAX_RATING), &format!("{name}.peak_rating"))?;
         check_finite(p.last_played, &format!("{name}.last_played"))?;
         if p.season_games > p.games_played {
-            return Err(Error::OutOfRange { name: format!("{name}.season_games ({})", p.season_games), range: "at most games_played" });
+            return Err(Error::OutOfRange { name: format!("{name}.season_games"), range: "at most games_played", got: Some(p.season_games.to_string()) });
         }
         if p.protected_games > MAX_PROTECTED_GAMES {
-            return Err(Error::OutOfRange { name: format!("{name}.protected_games ({})", p.protected_games), range: "at most 65535" });
+            return Err(Error::OutOfRange { name: format!("{name}.protected_games"), range: "at most 65535", got: Some(p.protected_games.to_string()) });
         }
         let leagues = self.config.leagues.len().max(1);
         for (field, league) in [("league", p.league.unwrap_or(0)), ("peak_league", p.peak_league)] {
             if league as usize >= leagues {
                 return Err(Error::OutOfRange {
-                    name: format!("{name}.{field} ({league})"),
+                    name: format!("{name}.{field}"),
                     range: "a league index of the configuration (0 = lowest), or unplaced",
+                    got: Some(league.to_string()),
                 });
             }
         }

@@ -7,7 +7,7 @@
 //! t_A     = S_A - E_A,   t_B = -t_A                                  (exactly antisymmetric)
 //! d_i     = 1 | n_X w_i / sum(w)                                     (team_split)
 //! K_i     = the member's K (k_combine average: (K_i + mean K of the other team) / 2)
-//! M_i     = penalty(s_i) * mean penalty of the other team            (streaks, SPEC 5)
+//! M_i     = penalty(s_i) * mean penalty of the other team            (streaks)
 //! delta_i = K_i * M_i * t_X * d_i + L_i * share_X + V_i * W_X
 //! R'_i    = max(R_i + round(delta_i), R_min)
 //! ```
@@ -109,7 +109,7 @@ impl Rules {
     /// [`Self::check_team`] from the team's size and weights alone.
     pub(crate) fn check_team_shape(&self, n: usize, weights: Option<&[f64]>, name: &str) -> Result<(), Error> {
         if !(1..=MAX_TEAM_SIZE).contains(&n) {
-            return Err(Error::OutOfRange { name: format!("{name} size ({n})"), range: "from 1 to 64 members" });
+            return Err(Error::OutOfRange { name: format!("{name} size"), range: "from 1 to 64 members", got: Some(n.to_string()) });
         }
         let needs_weights = self.config.team_rating == TeamRating::WeightedMean || self.config.team_split == TeamSplit::Weights;
         match weights {
@@ -120,16 +120,16 @@ impl Rules {
             None => Ok(()),
             Some(weights) => {
                 if weights.len() != n {
-                    return Err(Error::OutOfRange { name: format!("{name}.weights ({} for {n} members)", weights.len()), range: "one weight per member" });
+                    return Err(Error::OutOfRange { name: format!("{name}.weights ({} for {n} members)", weights.len()), range: "one weight per member", got: None });
                 }
                 for (i, &w) in weights.iter().enumerate() {
                     crate::error::check_finite(w, &format!("{name}.weights[{i}]"))?;
                     if !(0.0..=crate::error::MAX_FACTOR).contains(&w) {
-                        return Err(Error::OutOfRange { name: format!("{name}.weights[{i}]"), range: "from 0 to 1e6" });
+                        return Err(Error::OutOfRange { name: format!("{name}.weights[{i}]"), range: "from 0 to 1e6", got: Some(crate::error::shown(w)) });
                     }
                 }
                 if needs_weights && weights.iter().sum::<f64>() <= 0.0 {
-                    return Err(Error::OutOfRange { name: format!("{name}.weights"), range: "not all zero" });
+                    return Err(Error::OutOfRange { name: format!("{name}.weights"), range: "not all zero", got: None });
                 }
                 Ok(())
             }
@@ -153,7 +153,7 @@ impl Rules {
         crate::outcome::check_score(outcome.share_a, "share_a")?;
         for (name, out, team) in [("out_a", out_a.len(), &a), ("out_b", out_b.len(), &b)] {
             if out != team.members.len() {
-                return Err(Error::OutOfRange { name: format!("{name} ({out} slots)"), range: "one slot per member" });
+                return Err(Error::OutOfRange { name: format!("{name} ({out} slots)"), range: "one slot per member", got: None });
             }
         }
         self.rate_teams_unchecked(a, b, outcome, out_a, out_b);

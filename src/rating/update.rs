@@ -1,4 +1,4 @@
-//! The update rule (SPEC section 3):
+//! The update rule:
 //!
 //! ```text
 //! delta_X = K_X * M * (S_X - E_X)  +  L * share_X  +  V * W_X
@@ -95,7 +95,7 @@ pub fn rate_with_expected(
         b.k * multiplier * (score_b - expected_b)
     };
     // The victory bonus follows the match result W (a win, draw or defeat), never the
-    // share: a defeat with points scored earns none (SPEC 3).
+    // share: a defeat with points scored earns none.
     let result_a = outcome.result_a();
     let delta_a = k_term_a + a.score_share_bonus * outcome.share_a + a.victory_bonus * result_a;
     let delta_b = k_term_b + b.score_share_bonus * share_b + b.victory_bonus * (1.0 - result_a);
@@ -113,12 +113,13 @@ pub(crate) fn apply_delta(rating: f32, delta: f64, rounding: Rounding, floor: f6
 }
 
 /// The tutorial's `UpdatePlayerRankings`: logistic with c = 400, `K = multiplier` for
-/// both players, win or loss, no rounding, no floor (SPEC end of section 3).
+/// both players, win or loss, no rounding, no floor.
 ///
-/// Any NaN or infinite input gives NaN for both ratings.
+/// Any NaN or infinite input, and a negative multiplier (which would move ratings the
+/// wrong way: the loser would gain), gives NaN for both ratings.
 #[must_use]
 pub fn tutorial_update(rating_a: f32, rating_b: f32, multiplier: f32, a_wins: bool) -> (f32, f32) {
-    if !(rating_a.is_finite() && rating_b.is_finite() && multiplier.is_finite()) {
+    if !(rating_a.is_finite() && rating_b.is_finite() && multiplier.is_finite() && multiplier >= 0.0) {
         return (f32::NAN, f32::NAN);
     }
     let k = SideTerms::k_only(f64::from(multiplier));
@@ -155,7 +156,7 @@ impl Rules {
     #[must_use]
     pub fn k_for(&self, player: &PlayerState) -> f64 {
         match self.config.k_policy {
-            crate::kpolicy::KPolicy::League => self.config.leagues.as_slice()[self.current_league(player)].k,
+            crate::kpolicy::KPolicy::League {} => self.config.leagues.as_slice()[self.current_league(player)].k.unwrap_or(0.0),
             ref policy => policy.k_for(player, &self.config.leagues),
         }
     }
@@ -164,7 +165,7 @@ impl Rules {
     #[inline(always)]
     pub(crate) fn k_in_league(&self, player: &PlayerState, league: usize) -> f64 {
         match self.config.k_policy {
-            crate::kpolicy::KPolicy::League => self.config.leagues.as_slice()[league].k,
+            crate::kpolicy::KPolicy::League {} => self.config.leagues.as_slice()[league].k.unwrap_or(0.0),
             ref policy => policy.k_for(player, &self.config.leagues),
         }
     }
@@ -257,7 +258,7 @@ impl Rules {
         Ok(self.rate_with_k(rating_a, rating_b, outcome, k_a, k_b))
     }
 
-    /// One player's streak penalty `1 / (1 + alpha s)` (SPEC 5); 1 when penalties are off.
+    /// One player's streak penalty `1 / (1 + alpha s)`; 1 when penalties are off.
     #[inline(always)]
     #[must_use]
     pub fn streak_penalty(&self, streak: u32) -> f64 {
@@ -269,7 +270,7 @@ impl Rules {
         }
     }
 
-    /// The streak multiplier `M = 1/(1 + alpha s_A) * 1/(1 + alpha s_B)` (SPEC 5).
+    /// The streak multiplier `M = 1/(1 + alpha s_A) * 1/(1 + alpha s_B)`.
     #[inline(always)]
     #[must_use]
     pub fn streak_multiplier(&self, streak_a: u32, streak_b: u32) -> f64 {
@@ -329,10 +330,10 @@ impl Rules {
 pub fn check_k(k: f64, name: &str) -> Result<f64, Error> {
     check_finite(k, name)?;
     if k < 0.0 {
-        return Err(Error::NegativeK { name: name.to_owned() });
+        return Err(Error::NegativeK { name: name.to_owned(), got: crate::error::shown(k) });
     }
     if k > MAX_FACTOR {
-        return Err(Error::OutOfRange { name: name.to_owned(), range: "at most 1e6 (MAX_FACTOR)" });
+        return Err(Error::OutOfRange { name: name.to_owned(), range: "at most 1e6 (MAX_FACTOR)", got: Some(crate::error::shown(k)) });
     }
     Ok(k)
 }
@@ -369,6 +370,10 @@ mod tests {
         assert!(a.is_nan() && b.is_nan());
         let (a, b) = tutorial_update(1500.0, 1300.0, f32::INFINITY, true);
         assert!(a.is_nan() && b.is_nan());
+        // A negative K would make the loser gain (1729.091 / 1270.909): NaN like other bad input.
+        let (a, b) = tutorial_update(1700.0, 1300.0, -32.0, false);
+        assert!(a.is_nan() && b.is_nan());
+        assert_eq!(tutorial_update(1700.0, 1300.0, -0.0, false), (1700.0, 1300.0));
         assert!(tutorial_probability(1500.0, f32::NEG_INFINITY).is_nan());
     }
 
@@ -409,7 +414,7 @@ mod tests {
     fn k_combine_average_is_zero_sum() {
         let leagues = Leagues::new(vec![League::new("low", 0.0, 200.0), League::new("high", 100.0, 100.0)]).unwrap();
         let average = rules(Config {
-            k_policy: crate::KPolicy::League,
+            k_policy: crate::KPolicy::League {},
             k_combine: KCombine::Average,
             leagues: leagues.clone(),
             ..Config::default()
@@ -418,7 +423,7 @@ mod tests {
         // Exactly opposite changes; only the final rounding to f32 can move the total.
         assert!((f64::from(a) + f64::from(b) - 200.0).abs() < 1e-4, "{a} + {b}");
         assert!(a > 140.0 && b < 60.0);
-        let per_player = rules(Config { k_policy: crate::KPolicy::League, leagues, ..Config::default() });
+        let per_player = rules(Config { k_policy: crate::KPolicy::League {}, leagues, ..Config::default() });
         let (a, b) = per_player.rate(50.0, 150.0, Outcome::WIN).unwrap();
         assert!(f64::from(a) + f64::from(b) > 200.0);
     }

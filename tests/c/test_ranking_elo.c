@@ -475,6 +475,72 @@ static void test_seasons(void) {
     elo_config_free(config);
 }
 
+/* What a newcomer meets (issue 19): a negative K in the mirror, league names, a length
+   that counts the NUL, plain type errors, file errors naming the path, loading
+   constructors, and comparing pools by their JSON. */
+static void test_newcomer(void) {
+    EloVector2 backwards = elo_update_player_rankings(1700.0f, 1300.0f, -32.0f, 0);
+    CHECK(isnan(backwards.x) && isnan(backwards.y));
+
+    EloConfig *config = config_from("{\"leagues\": [{\"name\": \"Bronze\", \"min_rating\": 0},"
+                                    " {\"name\": \"Silver\", \"min_rating\": 1510}], \"demotion_margin\": 30}");
+    CHECK(config != NULL);
+    char name[16];
+    int32_t len = -1;
+    CHECK_CODE(elo_config_league_name(config, 1, NULL, 0, &len), ELO_RESULT_BUFFER_TOO_SMALL);
+    CHECK(len == 6);
+    CHECK_CODE(elo_config_league_name(config, 1, name, (int32_t)sizeof name, &len), ELO_RESULT_OK);
+    CHECK(strcmp(name, "Silver") == 0);
+    CHECK_CODE(elo_config_league_name(config, 2, name, (int32_t)sizeof name, &len), ELO_RESULT_INDEX_OUT_OF_RANGE);
+    CHECK(strcmp(last_message(), "index 2 is not a league of the configuration (it has 2, indices from 0)") == 0);
+
+    const char *typo = "{\"demotion_margin\": \"30\"}";
+    EloConfig *bad = NULL;
+    CHECK_CODE(elo_config_from_json(typo, (int32_t)strlen(typo), &bad), ELO_RESULT_INVALID_JSON);
+    CHECK(strstr(last_message(), "demotion_margin: expected a number (got the string \"30\")") != NULL);
+    CHECK_CODE(elo_config_from_json(typo, (int32_t)strlen(typo) + 1, &bad), ELO_RESULT_INVALID_LENGTH);
+    CHECK(strstr(last_message(), "json ends with a NUL character") != NULL);
+    CHECK(bad == NULL);
+    float a = 0.0f, b = 0.0f;
+    CHECK_CODE(elo_rate(config, 1500.0f, 1500.0f, 2.0f, &a, &b), ELO_RESULT_SCORE_OUT_OF_RANGE);
+    CHECK(strcmp(last_message(), "score_a must be between 0 and 1 (got 2)") == 0);
+
+    EloPool *pool = NULL;
+    int32_t first = 0;
+    CHECK_CODE(elo_pool_new(config, &pool), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_players(pool, 2, &first), ELO_RESULT_OK);
+    const int32_t pa[1] = {0}, pb[1] = {1};
+    const float win[1] = {1.0f};
+    CHECK_CODE(elo_pool_apply(pool, pa, pb, win, 1, NULL, NULL, NULL), ELO_RESULT_OK);
+    const char *nowhere = "no-such-folder-ranking-elo/ladder.json";
+    CHECK_CODE(elo_pool_save_file(pool, nowhere, (int32_t)strlen(nowhere)), ELO_RESULT_IO);
+    CHECK(strstr(last_message(), "cannot save the pool to \"no-such-folder-ranking-elo/ladder.json\": the folder"
+                                 " \"no-such-folder-ranking-elo\" does not exist") != NULL);
+    const char *missing = "no-such-save-ranking-elo.json";
+    EloPool *loaded = NULL;
+    CHECK_CODE(elo_pool_from_file(missing, (int32_t)strlen(missing), &loaded), ELO_RESULT_IO);
+    CHECK(strstr(last_message(), "the file does not exist") != NULL && loaded == NULL);
+
+    /* A pool from its save, with no configuration made first; equal pools, equal JSON. */
+    static char save[8192], again[8192];
+    int32_t save_len = 0, again_len = 0;
+    CHECK_CODE(elo_pool_to_json(pool, save, (int32_t)sizeof save, &save_len), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_from_json(save, save_len, &loaded), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_to_json(loaded, again, (int32_t)sizeof again, &again_len), ELO_RESULT_OK);
+    CHECK(again_len == save_len && strcmp(save, again) == 0);
+    const char *file = "ranking-elo-c-test-ladder.json";
+    CHECK_CODE(elo_pool_save_file(pool, file, (int32_t)strlen(file)), ELO_RESULT_OK);
+    EloPool *from_file = NULL;
+    CHECK_CODE(elo_pool_from_file(file, (int32_t)strlen(file), &from_file), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_to_json(from_file, again, (int32_t)sizeof again, &again_len), ELO_RESULT_OK);
+    CHECK(strcmp(save, again) == 0);
+    remove(file);
+    elo_pool_free(from_file);
+    elo_pool_free(loaded);
+    elo_pool_free(pool);
+    elo_config_free(config);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -486,6 +552,7 @@ int main(void) {
     test_audit_regressions();
     test_groups();
     test_seasons();
+    test_newcomer();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -28,6 +28,12 @@ namespace UnityEngine
 
     public enum RuntimePlatform { OSXEditor, WindowsEditor, LinuxEditor }
 
+    public static class Time
+    {
+        public static double timeAsDouble { get { return 0; } }
+        public static double realtimeSinceStartupAsDouble { get { return 0; } }
+    }
+
     public static class Application
     {
         public static RuntimePlatform platform { get { return RuntimePlatform.LinuxEditor; } }

@@ -74,7 +74,11 @@ namespace RankingElo
             this.handle = handle;
         }
 
-        /// <summary>Rules from the engine's JSON configuration (see the package README for every field).</summary>
+        /// <summary>
+        /// Rules from the engine's JSON configuration: every field, its default and range are in
+        /// the repository's <c>docs/configuration.md</c>; <see cref="EloSettings"/> writes the same
+        /// JSON from code.
+        /// </summary>
         /// <param name="json">The JSON text; unknown fields are refused.</param>
         /// <returns>The rules.</returns>
         /// <exception cref="EloArgumentException">Malformed JSON, an unknown field or an out-of-range setting (the message names it).</exception>
@@ -312,6 +316,30 @@ namespace RankingElo
                     ThrowHelper.Check(NativeMethods.elo_config_league_count(Config(lease), &count));
                 }
                 return count;
+            }
+        }
+
+        /// <summary>
+        /// The name of league <paramref name="index"/> (0 = lowest) as the rules hold it, so a
+        /// program never keeps its own copy of the names that could drift from the rules.
+        /// Without leagues every player is in league 0, whose name is empty.
+        /// </summary>
+        /// <param name="index">From 0 to <see cref="LeagueCount"/> - 1 (or 0 without leagues).</param>
+        /// <returns>The league's name.</returns>
+        /// <exception cref="ArgumentOutOfRangeException">No league has this index (an <see cref="EloIndexOutOfRangeException"/>).</exception>
+        public unsafe string LeagueName(int index)
+        {
+            using (var lease = Lease())
+            {
+                int length = 0;
+                EloResult code = NativeMethods.elo_config_league_name(Config(lease), index, null, 0, &length);
+                if (code != EloResult.BufferTooSmall) ThrowHelper.Check(code);
+                byte[] buffer = new byte[length + 1];
+                fixed (byte* p = buffer)
+                {
+                    ThrowHelper.Check(NativeMethods.elo_config_league_name(Config(lease), index, p, buffer.Length, &length));
+                }
+                return Encoding.UTF8.GetString(buffer, 0, length);
             }
         }
 

@@ -308,7 +308,11 @@ namespace RankingElo
         None,
     }
 
-    /// <summary>A league: a rating range with its own K, and optionally its own bonuses (serializable).</summary>
+    /// <summary>
+    /// A league: a rating range with its own K, and optionally its own bonuses and season
+    /// keep (serializable). Build it with the constructor or an object initializer:
+    /// <c>new League { Name = "Gold", MinRating = 1550, K = 24 }</c>.
+    /// </summary>
     [Serializable]
     public sealed class League
     {
@@ -339,22 +343,30 @@ namespace RankingElo
             this.k = k;
         }
 
-        /// <summary>Display name.</summary>
+        /// <summary>Display name (<see cref="EloRules.LeagueName"/> reads it back from the rules).</summary>
+        /// <exception cref="ArgumentNullException">Set to null.</exception>
         public string Name
         {
             get { return name; }
+            set
+            {
+                if (value == null) throw new ArgumentNullException("value");
+                name = value;
+            }
         }
 
-        /// <summary>Lowest rating of the league.</summary>
+        /// <summary>Lowest rating of the league (ratings below the first league's bound still belong to it).</summary>
         public float MinRating
         {
             get { return minRating; }
+            set { minRating = value; }
         }
 
-        /// <summary>K under the league K policy.</summary>
+        /// <summary>K under the league K policy (default 32); unused under the other K policies.</summary>
         public double K
         {
             get { return k; }
+            set { k = value; }
         }
 
         /// <summary>Score-share bonus L for this league's players (the settings' when null).</summary>

@@ -38,7 +38,7 @@ namespace RankingElo
         InvalidUtf8 = 13,
         /// <summary>Both players of a match are the same player.</summary>
         SamePlayer = 14,
-        /// <summary>A player index is outside the pool.</summary>
+        /// <summary>An index is out of range: a player outside the pool, a league the rules do not have.</summary>
         IndexOutOfRange = 15,
         /// <summary>A pool save is truncated, corrupted or inconsistent.</summary>
         InvalidSave = 16,
@@ -52,6 +52,28 @@ namespace RankingElo
         InvalidArgument = 20,
         /// <summary>An internal error in the native library (please report it).</summary>
         Panic = 99,
+    }
+
+    /// <summary>
+    /// An index outside its range: a player index outside the pool (also inside a match
+    /// list, where the message gives the match's position), a league the rules do not have.
+    /// Every index mistake of the API throws this type (or, for checks made in C# before the
+    /// native call, its base <see cref="ArgumentOutOfRangeException"/>), so one
+    /// <c>catch (ArgumentOutOfRangeException)</c> covers them all.
+    /// </summary>
+    [Serializable]
+    public class EloIndexOutOfRangeException : ArgumentOutOfRangeException
+    {
+        /// <summary>Creates the exception.</summary>
+        /// <param name="error">The native error code.</param>
+        /// <param name="message">The native message.</param>
+        public EloIndexOutOfRangeException(EloError error, string message) : base(null, message)
+        {
+            Error = error;
+        }
+
+        /// <summary>The native error code (<see cref="EloError.IndexOutOfRange"/>).</summary>
+        public EloError Error { get; private set; }
     }
 
     /// <summary>Bad input to a rating function: the native engine's message says which argument and why.</summary>
@@ -89,9 +111,16 @@ namespace RankingElo
         public EloError Error { get; private set; }
     }
 
-    /// <summary>A pool save (text or file) is truncated, corrupted, of another format or version, or inconsistent; the message says what.</summary>
+    /// <summary>
+    /// A pool save (text or file) is truncated, corrupted, of another format or version, or
+    /// inconsistent; the message says what. It is an <see cref="System.IO.IOException"/>, like
+    /// <see cref="EloIOException"/> (a file that cannot be read or written), so
+    /// <c>catch (IOException)</c> around <see cref="RatingPool.Load"/> covers every reason a
+    /// save cannot be loaded; <see cref="RatingPool.TryLoad(string, out string)"/> returns false
+    /// for all of them instead.
+    /// </summary>
     [Serializable]
-    public class EloSaveException : Exception
+    public class EloSaveException : System.IO.IOException
     {
         /// <summary>Creates the exception.</summary>
         /// <param name="error">The native result code.</param>
@@ -105,7 +134,11 @@ namespace RankingElo
         public EloError Error { get; private set; }
     }
 
-    /// <summary>A save file could not be read or written; the message says why.</summary>
+    /// <summary>
+    /// A file could not be read or written (a missing file or folder, no permission): the
+    /// message names the path, the operation and what to do, for example
+    /// <c>cannot save the pool to "saves/ladder.json": the folder "saves" does not exist (…)</c>.
+    /// </summary>
     [Serializable]
     public class EloIOException : System.IO.IOException
     {

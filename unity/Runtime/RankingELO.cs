@@ -21,8 +21,8 @@ using Vector2 = RankingElo.Vector2;
 /// Vector2 r = RankingELO.UpdatePlayerRankings(1700f, 1300f, 32f, false);  // (1670.909, 1329.091)
 /// </code>
 /// <para>The two tutorial methods keep the tutorial's behaviour for bad input: NaN or
-/// infinite arguments give NaN. The other methods validate their input and throw
-/// <see cref="EloArgumentException"/>.</para>
+/// infinite arguments, and a negative multiplier, give NaN. The other methods validate their
+/// input and throw <see cref="EloArgumentException"/>.</para>
 /// </remarks>
 public static class RankingELO
 {
@@ -49,7 +49,7 @@ public static class RankingELO
     /// <param name="ratingPlayer2">Rating of player 2.</param>
     /// <param name="multiplier">The K factor (32 is a common choice).</param>
     /// <param name="isPlayer1Winner">Whether player 1 won.</param>
-    /// <returns><c>x</c>: player 1's new rating, <c>y</c>: player 2's; NaN in both if an argument is NaN or infinite.</returns>
+    /// <returns><c>x</c>: player 1's new rating, <c>y</c>: player 2's; NaN in both if an argument is NaN or infinite or the multiplier is negative.</returns>
     public static Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner)
     {
         EloVector2 result = NativeMethods.elo_update_player_rankings(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner ? (byte)1 : (byte)0);

@@ -42,26 +42,45 @@ namespace RankingElo
             handle = EloPoolHandle.Wrap(pool);
         }
 
-        /// <summary>A pool restored from a save made by <see cref="ToJson"/>.</summary>
-        /// <param name="save">The save JSON.</param>
-        /// <returns>The pool, with the rules stored in the save.</returns>
-        /// <exception cref="EloArgumentException">The save is truncated, corrupted or inconsistent.</exception>
-        public static RatingPool FromJson(string save)
+        private RatingPool(EloPoolHandle handle)
         {
-            using (var rules = new EloRules())
+            this.handle = handle;
+        }
+
+        /// <summary>A pool restored from a save made by <see cref="ToJson"/>, with the rules stored in the save.</summary>
+        /// <param name="save">The save JSON.</param>
+        /// <returns>The pool.</returns>
+        /// <exception cref="EloSaveException">The save is truncated, corrupted or inconsistent.</exception>
+        public static unsafe RatingPool FromJson(string save)
+        {
+            if (save == null) throw new ArgumentNullException("save");
+            byte[] utf8 = Encoding.UTF8.GetBytes(save);
+            EloPool* pool = null;
+            fixed (byte* text = utf8)
             {
-                var pool = new RatingPool(rules);
-                try
-                {
-                    pool.LoadJson(save);
-                    return pool;
-                }
-                catch
-                {
-                    pool.Dispose();
-                    throw;
-                }
+                ThrowHelper.Check(NativeMethods.elo_pool_from_json(text, utf8.Length, &pool));
             }
+            return new RatingPool(EloPoolHandle.Wrap(pool));
+        }
+
+        /// <summary>
+        /// A pool restored from a save file written by <see cref="Save"/>, with the rules stored
+        /// in the save: no rules or empty pool to make first.
+        /// </summary>
+        /// <param name="path">The file path.</param>
+        /// <returns>The pool.</returns>
+        /// <exception cref="EloIOException">The file cannot be read (missing file or folder, no permission); the message names the path.</exception>
+        /// <exception cref="EloSaveException">The file is not a valid save.</exception>
+        /// <exception cref="EloArgumentException">The path does not name a file.</exception>
+        public static unsafe RatingPool FromFile(string path)
+        {
+            byte[] utf8 = PathBytes(path);
+            EloPool* pool = null;
+            fixed (byte* text = utf8)
+            {
+                ThrowHelper.Check(NativeMethods.elo_pool_from_file(text, utf8.Length, &pool));
+            }
+            return new RatingPool(EloPoolHandle.Wrap(pool));
         }
 
         /// <summary>Number of players.</summary>
@@ -523,6 +542,7 @@ namespace RankingElo
         /// <summary>A player's rank: 1 is the best.</summary>
         /// <param name="index">The player's index.</param>
         /// <returns>The rank.</returns>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is outside the pool.</exception>
         public unsafe int RankOf(int index)
         {
             int rank;
@@ -533,9 +553,10 @@ namespace RankingElo
             return rank;
         }
 
-        /// <summary>A player's league (0 = lowest).</summary>
+        /// <summary>A player's league (0 = lowest); <see cref="EloRules.LeagueName"/> gives its name.</summary>
         /// <param name="index">The player's index.</param>
         /// <returns>The league index.</returns>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is outside the pool.</exception>
         public unsafe int LeagueOf(int index)
         {
             int league;
@@ -594,9 +615,12 @@ namespace RankingElo
             }
         }
 
-        /// <summary>Saves the pool to a file atomically (write a temporary file, flush, rename).</summary>
+        /// <summary>
+        /// Saves the pool to a file atomically (write a temporary file, flush, rename). The
+        /// folder must exist: the engine does not create folders.
+        /// </summary>
         /// <param name="path">The file path.</param>
-        /// <exception cref="EloIOException">The file could not be written.</exception>
+        /// <exception cref="EloIOException">The file could not be written (a missing folder, no permission); the message names the path and the cause.</exception>
         public unsafe void Save(string path)
         {
             byte[] utf8 = PathBytes(path);
@@ -607,9 +631,13 @@ namespace RankingElo
             }
         }
 
-        /// <summary>Replaces the pool with the save in a file; a missing, truncated or corrupted file changes nothing.</summary>
+        /// <summary>
+        /// Replaces the pool (rules included) with the save in a file; a missing, truncated or
+        /// corrupted file changes nothing. Both exceptions are <see cref="System.IO.IOException"/>s;
+        /// <see cref="TryLoad(string, out string)"/> returns false instead of throwing either.
+        /// </summary>
         /// <param name="path">The file path.</param>
-        /// <exception cref="EloIOException">The file could not be read (missing, not a regular file).</exception>
+        /// <exception cref="EloIOException">The file could not be read (missing, not a regular file, no permission); the message names the path.</exception>
         /// <exception cref="EloSaveException">The file is not a valid save.</exception>
         /// <exception cref="EloArgumentException">The path does not name a file.</exception>
         public void Load(string path)
@@ -620,7 +648,8 @@ namespace RankingElo
         /// <summary>
         /// Replaces the pool with the save in a file if it can be read and is valid; otherwise
         /// leaves the pool as it was and returns false (no exception), for a game that starts a
-        /// new ladder when there is no usable save.
+        /// new ladder when there is no usable save: a missing file or folder, an unreadable file,
+        /// a truncated or corrupted save, a path that names no file all return false.
         /// </summary>
         /// <param name="path">The file path.</param>
         /// <param name="error">Why the file was not loaded (the engine's message), or null.</param>

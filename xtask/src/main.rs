@@ -7,9 +7,11 @@
 //!   committed binaries' build id), the C program against the header (shared and static
 //!   library), the C program and the reference vectors against the Unity package's
 //!   committed binaries for Linux x86-64 and arm64 (qemu), Windows (wine) and WebGL (node),
-//!   their exports, the C# wrapper's NUnit suite on Mono, and the Unity package checker.
+//!   their exports, the C# wrapper's NUnit suite on Mono, the Unity package checker, and
+//!   every C# and C snippet of the documentation (compiled; the programs run: `snippets.rs`).
 //! * `cargo xtask test-binaries`: only the checks of the committed binaries (part of `test`).
 //! * `cargo xtask test-csharp`: only the C# checks (part of `test`).
+//! * `cargo xtask test-docs`: only the documentation's snippets (part of `test`).
 //! * `cargo xtask dist`: build every platform's binary into the Unity package
 //!   (`unity/Runtime/Plugins`) and the UPM tarball (`target/dist`); see `dist.rs`.
 //! * `cargo xtask fuzz [--seconds N] [target…]`: run the fuzz targets (`fuzz/`, nightly)
@@ -32,6 +34,7 @@ mod fuzz;
 mod header;
 mod mono;
 mod plugin_meta;
+mod snippets;
 mod tools;
 mod wasm_object;
 
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         "stage" => stage().map(|_| Counts::default()),
         "test-binaries" => test_binaries(),
         "test-csharp" => test_csharp(),
+        "test-docs" => test_docs(),
         "fuzz" => {
             let args: Vec<String> = std::env::args().skip(2).collect();
             fuzz::fuzz(&args).map(|()| Counts::default())
@@ -58,7 +62,7 @@ fn main() -> ExitCode {
         }
         "bench-mono" => bench_mono(),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
             return ExitCode::from(2);
         }
     };
@@ -101,8 +105,8 @@ fn test() -> Result<Counts, String> {
     Ok(counts)
 }
 
-/// The C# side: the NUnit suite on Mono (shared library, `__Internal`, full AOT) and the
-/// Unity-only code compiled against the stand-ins.
+/// The C# side: the NUnit suite on Mono (shared library, `__Internal`, full AOT), the
+/// Unity-only code compiled against the stand-ins, and the documentation's snippets.
 fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     mono::ensure_mono()?;
     let runtime = mono::build_runtime()?;
@@ -110,6 +114,8 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     let mut counts = mono::nunit_tests(&runtime)?;
     counts += mono::internal_and_full_aot(library)?;
     mono::unity_compile_check()?;
+    // Every C# and C snippet of the documentation compiles; the programs run (snippets.rs).
+    counts += snippets::check(library, &runtime)?;
     Ok(counts)
 }
 
@@ -133,6 +139,16 @@ fn test_binaries() -> Result<Counts, String> {
         return Err(format!("{} check(s) failed", counts.failed));
     }
     Ok(counts)
+}
+
+/// Only the documentation's snippets (a part of `test`): after editing the docs.
+fn test_docs() -> Result<Counts, String> {
+    tools::ensure_c_compiler()?;
+    mono::ensure_mono()?;
+    let library = build_release(&[("RANKING_ELO_FREEZE_GENERATED", "1")])?;
+    let runtime = mono::build_runtime()?;
+    mono::copy_native(&library)?;
+    snippets::check(&library, &runtime)
 }
 
 fn demo() -> Result<Counts, String> {
@@ -230,34 +246,5 @@ fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
         .arg(static_exe.display().to_string())
         .run()?;
     counts += Step::new("C test (static library)", static_exe.display().to_string()).run_counted()?;
-    counts += readme_c_example(library, &include, &strict)?;
     Ok(counts)
-}
-
-/// Compiles and runs the C example of the README (the first ```c block after "## From C"),
-/// so that the documented usage cannot drift from the header.
-fn readme_c_example(library: &std::path::Path, include: &str, strict: &[&str]) -> Result<Counts, String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).map_err(|e| e.to_string())?;
-    let code = readme
-        .split("## From C\n")
-        .nth(1)
-        .and_then(|rest| rest.split("```c\n").nth(1))
-        .and_then(|block| block.split("```").next())
-        .ok_or("README.md has no C example under \"## From C\"")?;
-    let out_dir = root().join("target/c-tests");
-    let source = out_dir.join("readme_example.c");
-    std::fs::write(&source, code).map_err(|e| e.to_string())?;
-    let exe = out_dir.join("readme_example");
-    Step::new("README C example (compile)", "cc")
-        .args(strict)
-        .arg(include)
-        .arg(source.display().to_string())
-        .arg(format!("-L{}", library.display()))
-        .args(["-lranking_elo", "-lm", "-o"])
-        .arg(exe.display().to_string())
-        .run()?;
-    Step::new("README C example (run)", exe.display().to_string())
-        .env("LD_LIBRARY_PATH", library.display().to_string())
-        .run()?;
-    Ok(Counts { passed: 1, failed: 0 })
 }

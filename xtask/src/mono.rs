@@ -40,7 +40,7 @@ pub fn out_dir() -> PathBuf {
 }
 
 /// All `.cs` files below `dir`, sorted (so builds are reproducible).
-fn sources(dir: &Path) -> Vec<String> {
+pub fn sources(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -57,7 +57,7 @@ fn sources(dir: &Path) -> Vec<String> {
     found
 }
 
-fn mcs(title: &str, output: &Path, target: &str, extra: &[String], files: Vec<String>) -> Result<(), String> {
+pub fn mcs(title: &str, output: &Path, target: &str, extra: &[String], files: Vec<String>) -> Result<(), String> {
     Step::new(title, "mcs")
         .args(["-nologo", "-unsafe", "-warnaserror+", "-debug-", "-langversion:7.2"])
         .arg(format!("-target:{target}"))

@@ -1,6 +1,6 @@
 //! `simulate`: a population with hidden true skills plays matches (drawn by the matchmaker
 //! or at random); results are drawn from the true-skill win probability; ratings evolve
-//! under a configuration (SPEC section 9).
+//! under a configuration.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -88,7 +88,9 @@ namespace RankingElo.Native
         ///
         ///  Mirrors `RankingELO.UpdatePlayerRankings`; returns `{x: player 1, y: player 2}`.
         ///  `is_player1_winner` is 0 for a loss and any other value for a win. NaN or infinite
-        ///  input (ratings or multiplier) returns NaN in both fields.
+        ///  input (ratings or multiplier) and a negative multiplier return NaN in both fields (the
+        ///  tutorial's class would move the ratings the wrong way; use
+        ///  [`elo_update_player_rankings_score`] for an error code and a message instead).
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_update_player_rankings", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloVector2 elo_update_player_rankings(float rating_player1, float rating_player2, float multiplier, byte is_player1_winner);
@@ -149,6 +151,23 @@ namespace RankingElo.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_config_league_count", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_config_league_count(EloConfig* config, int* out_count);
+
+        /// <summary>
+        ///  Copies the name of league `index` (0 = lowest) into `buffer` as NUL-terminated UTF-8,
+        ///  with the buffer rules of `elo_last_error_message`: `*out_len` receives the name's
+        ///  length in bytes without the NUL whether or not it fits, and the call returns
+        ///  `ELO_RESULT_BUFFER_TOO_SMALL` (writing nothing to `buffer`) when `buffer_len` is less
+        ///  than that plus one; pass NULL and 0 to ask for the length. An index outside
+        ///  `0 .. elo_config_league_count` gives `ELO_RESULT_INDEX_OUT_OF_RANGE`, except league 0 of
+        ///  a configuration without leagues (where `elo_pool_league_of` puts every player): its
+        ///  name is empty.
+        ///
+        ///  # Safety
+        ///  `config` must be a live handle; `buffer` valid for `buffer_len` bytes; `out_len` for
+        ///  one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_config_league_name", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_config_league_name(EloConfig* config, int index, byte* buffer, int buffer_len, int* out_len);
 
         /// <summary>
         ///  The index of the league `rating` belongs to (0 = lowest; 0 also when no leagues are
@@ -392,7 +411,7 @@ namespace RankingElo.Native
         ///  [`elo_pool_apply`] with each result given as the points both players scored
         ///  (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
         ///  configuration's `points_k_term` chooses the score of the K term (the share, or the
-        ///  result); the share feeds `L`, the result `V` (SPEC 2 and 3).
+        ///  result); the share feeds `L`, the result `V`.
         ///
         ///  # Safety
         ///  As [`elo_pool_apply`].
@@ -501,6 +520,35 @@ namespace RankingElo.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_pool_load_file", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_pool_load_file(EloPool* pool, byte* path, int path_len);
+
+        /// <summary>
+        ///  Creates a pool from a save made by [`elo_pool_to_json`] into `*out_pool`: the save's
+        ///  configuration, players and clock, with no configuration to make first. A truncated,
+        ///  corrupted or inconsistent save gives `ELO_RESULT_INVALID_SAVE` and leaves `*out_pool`
+        ///  untouched.
+        ///
+        ///  To compare two pools, compare their JSON (`elo_pool_to_json`): equal pools give equal
+        ///  text byte for byte. Do not `memcmp` `EloPlayerState` arrays: the struct has padding bytes
+        ///  whose content is unspecified.
+        ///
+        ///  # Safety
+        ///  `json` valid for `json_len` bytes; `out_pool` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_from_json", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_from_json(byte* json, int json_len, EloPool** out_pool);
+
+        /// <summary>
+        ///  Creates a pool from the save in the file at `path` (`path_len` bytes of UTF-8, written by
+        ///  [`elo_pool_save_file`]) into `*out_pool`: the save's configuration, players and clock,
+        ///  with no configuration to make first. A missing or unreadable file (`ELO_RESULT_IO`, the
+        ///  message naming the path and the cause) or an invalid save (`ELO_RESULT_INVALID_SAVE`)
+        ///  leaves `*out_pool` untouched.
+        ///
+        ///  # Safety
+        ///  `path` valid for `path_len` bytes; `out_pool` valid for one write.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_pool_from_file", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_pool_from_file(byte* path, int path_len, EloPool** out_pool);
 
         /// <summary>
         ///  Creates an empty queue. Two players may meet when their rating difference is within
@@ -759,6 +807,10 @@ namespace RankingElo.Native
     ///  for "not placed in a league yet". A new state from [`elo_player_new`] is unplaced; a
     ///  zeroed struct holds league 0, which the engine corrects by the hysteresis rule before
     ///  use, so zero-initialising is safe too.
+    ///
+    ///  The struct ends with padding bytes whose content is unspecified: compare two states
+    ///  field by field, never with `memcmp`, and compare two pools by their JSON
+    ///  (`elo_pool_to_json`), which is equal byte for byte for equal pools.
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]
     internal unsafe partial struct EloPlayerState
@@ -965,7 +1017,8 @@ namespace RankingElo.Native
         /// </summary>
         SamePlayer = 14,
         /// <summary>
-        ///  A player index is outside the pool.
+        ///  An index is out of range: a player outside the pool, a league the configuration does
+        ///  not have.
         /// </summary>
         IndexOutOfRange = 15,
         /// <summary>

@@ -33,11 +33,12 @@ namespace RankingElo.Native
                 case EloResult.OverlappingBuffers:
                 case EloResult.InvalidUtf8:
                 case EloResult.SamePlayer:
-                case EloResult.IndexOutOfRange:
                 case EloResult.DuplicateId:
                 case EloResult.OutOfRange:
                 case EloResult.InvalidArgument:
                     return new EloArgumentException(error, message);
+                case EloResult.IndexOutOfRange:
+                    return new EloIndexOutOfRangeException(error, message);
                 case EloResult.InvalidSave:
                     return new EloSaveException(error, message);
                 case EloResult.Io:

@@ -37,7 +37,7 @@ namespace RankingElo.Tests
 
         /// <summary>004's 3:1 win with K 32, L 4, V 2 from 1000/1000: the share is the K term's
         /// score by default, the result with <see cref="PointsKTerm.Result"/>; the loser earns no
-        /// victory bonus (SPEC 2 and 3).</summary>
+        /// victory bonus.</summary>
         [Test]
         public void PointsFollowSeed004()
         {

@@ -84,7 +84,7 @@ namespace RankingElo.Tests
             {
                 float[] before = new float[4], after = new float[4];
                 pool.GetRatings(before);
-                var outOfRange = Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 0, 1 }, new[] { 1, 9 }, new[] { 1f, 1f }));
+                var outOfRange = Assert.Throws<EloIndexOutOfRangeException>(() => pool.Apply(new[] { 0, 1 }, new[] { 1, 9 }, new[] { 1f, 1f }));
                 Assert.AreEqual(EloError.IndexOutOfRange, outOfRange.Error);
                 StringAssert.StartsWith("matches[1]", outOfRange.Message);
                 var same = Assert.Throws<EloArgumentException>(() => pool.Apply(new[] { 2 }, new[] { 2 }, new[] { 1f }));
@@ -131,7 +131,7 @@ namespace RankingElo.Tests
                     silver += leagues[i];
                 }
                 Assert.AreEqual(counts[1], silver);
-                Assert.Throws<EloArgumentException>(() => pool.GetLeagues(new int[5], 198));
+                Assert.Throws<EloIndexOutOfRangeException>(() => pool.GetLeagues(new int[5], 198));
             }
         }
 

@@ -6,8 +6,8 @@ namespace RankingElo.Tests
 {
     /// <summary>
     /// Replays the Rust engine's reference vectors (Tests/Runtime/Vectors~) through the C#
-    /// wrapper in the Editor (and on Mono): every result must have the same bits (SPEC section
-    /// 10). The Play Mode test <c>DeviceReferenceVectorTests</c> does the same on devices.
+    /// wrapper in the Editor (and on Mono): every result must have the same bits as the
+    /// engine's. The Play Mode test <c>DeviceReferenceVectorTests</c> does the same on devices.
     /// </summary>
     [TestFixture]
     public class ReferenceVectorTests

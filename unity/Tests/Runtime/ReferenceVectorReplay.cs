@@ -6,9 +6,9 @@ using NUnit.Framework;
 namespace RankingElo.Tests
 {
     /// <summary>
-    /// Replays the Rust engine's reference vectors (<c>Resources/RankingEloReferenceVectors.txt</c>:
-    /// inputs and the exact output bits) through the C# API, asserting every bit (SPEC section
-    /// 10). Used by the Edit Mode test (reading the file) and by the Play Mode test that runs on
+    /// Replays the Rust engine's reference vectors (<c>Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt</c>:
+    /// inputs and the exact output bits) through the C# API, asserting every bit (the same bits on every
+    /// platform). Used by the Edit Mode test (reading the file) and by the Play Mode test that runs on
     /// devices (loading it as a <c>TextAsset</c>).
     /// </summary>
     public static class ReferenceVectorReplay
