@@ -18,7 +18,7 @@ pub fn ensure_mono() -> Result<(), String> {
 }
 
 /// Where `nunit.framework.dll` (NUnit 2.6) is.
-fn nunit_framework() -> Result<PathBuf, String> {
+pub fn nunit_framework() -> Result<PathBuf, String> {
     let mut candidates = Vec::new();
     for dir in ["/usr/lib/cli", "/usr/lib/mono/gac/nunit.framework"] {
         if let Ok(entries) = std::fs::read_dir(dir) {

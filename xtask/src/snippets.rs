@@ -283,7 +283,8 @@ fn unity_runtime(out: &Path) -> Result<PathBuf, String> {
     let dll = out.join("RankingElo.Unity.dll");
     let mut files = mono::sources(&root().join("unity/Runtime"));
     files.extend(mono::sources(&root().join("tests/unity-stand-in")));
-    let defines = vec![UNITY_DEFINES.to_owned()];
+    // The stand-ins include the Test Framework's, which build on NUnit.
+    let defines = vec![UNITY_DEFINES.to_owned(), format!("-r:{}", mono::nunit_framework()?.display())];
     mono::mcs("docs: the package's Unity flavour for the snippets (mcs)", &dll, "library", &defines, files)?;
     Ok(dll)
 }
