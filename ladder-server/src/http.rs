@@ -198,6 +198,14 @@ struct Entries<T> {
     entries: Vec<T>,
 }
 
+/// `{"entries": [...], "pending": bool}`: `pending` says that later entries exist but are
+/// held back until every lower `seq` has committed.
+#[derive(serde::Serialize)]
+struct JournalPage {
+    entries: Vec<crate::model::JournalEntry>,
+    pending: bool,
+}
+
 /// A query number within bounds, or 400.
 fn number(query: &HashMap<String, String>, name: &str, default: i64, range: std::ops::RangeInclusive<i64>) -> Result<i64, ApiError> {
     let Some(text) = query.get(name) else {
@@ -215,8 +223,8 @@ async fn journal(State(state): Shared, Path(ladder): Path<String>, headers: Head
     let after = number(&query, "after", 0, 0..=i64::MAX)?;
     let limit = number(&query, "limit", 100, 1..=1000)?;
     let ladder = state.ladder(&ladder).await?;
-    let entries = state.store.journal(&ladder, after, limit).await?;
-    let body = serde_json::to_string(&Entries { entries }).map_err(|e| ApiError::internal(e.to_string()))?;
+    let (entries, pending) = state.store.journal(&ladder, after, limit).await?;
+    let body = serde_json::to_string(&JournalPage { entries, pending }).map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(json(StatusCode::OK, body))
 }
 

@@ -218,11 +218,13 @@ impl Store {
         }
     }
 
-    /// Journal entries after `after`, in `seq` order.
+    /// Journal entries after `after`, in `seq` order, and whether later entries exist that
+    /// are held back until every lower `seq` has committed (PostgreSQL with several
+    /// writers; ask again).
     ///
     /// # Errors
     /// Database failures.
-    pub async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<Vec<JournalEntry>, ApiError> {
+    pub async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<(Vec<JournalEntry>, bool), ApiError> {
         match self {
             Self::Sqlite(s) => s.journal(ladder, after, limit).await,
             Self::Postgres(s) => s.journal(ladder, after, limit).await,

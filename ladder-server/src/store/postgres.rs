@@ -220,7 +220,7 @@ impl PgStore {
             .collect())
     }
 
-    pub(super) async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<Vec<JournalEntry>, ApiError> {
+    pub(super) async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<(Vec<JournalEntry>, bool), ApiError> {
         let mut conn = self.get().await?;
         // An entry is shown once no transaction that could still commit a lower seq is
         // running: every transaction that took its seq before this entry's had its id
@@ -235,11 +235,11 @@ impl PgStore {
         let mut entries = Vec::with_capacity(rows.len());
         for row in rows {
             if row.get::<_, i64>(7) > row.get::<_, i64>(8) {
-                break;
+                return Ok((entries, true));
             }
             entries.push(super::journal_entry(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6))?);
         }
-        Ok(entries)
+        Ok((entries, false))
     }
 
     pub(super) async fn ladder_event(&self, ladder: &Ladder, event: LadderEvent) -> Result<String, ApiError> {

@@ -198,7 +198,7 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<Vec<JournalEntry>, ApiError> {
+    pub(super) async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<(Vec<JournalEntry>, bool), ApiError> {
         let id = ladder.id;
         self.read(move |c| {
             let mut statement = c.prepare_cached("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
@@ -210,7 +210,8 @@ impl SqliteStore {
                 let (seq, kind, id, time, inputs, joined, results) = row?;
                 entries.push(super::journal_entry(seq, kind, id, time, &inputs, &joined, &results)?);
             }
-            Ok(entries)
+            // One writer commits in seq order: nothing is ever held back.
+            Ok((entries, false))
         })
         .await
     }
