@@ -16,6 +16,7 @@
 //! * `cargo xtask stage`: build and stage the library only.
 //! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
 //!   P/Invoke per pair, the batch API).
+//! * `cargo xtask bench-ladder`: the ladder server's load benchmark (`ladder.rs`).
 //!
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
@@ -23,6 +24,7 @@
 mod binaries;
 mod dist;
 mod fuzz;
+mod ladder;
 mod mono;
 mod plugin_meta;
 mod tools;
@@ -48,8 +50,9 @@ fn main() -> ExitCode {
             dist::dist(&only).map(|()| Counts::default())
         }
         "bench-mono" => bench_mono(),
+        "bench-ladder" => ladder::bench(&std::env::args().skip(2).collect::<Vec<_>>()).map(|()| Counts::default()),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | test-binaries | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder>");
             return ExitCode::from(2);
         }
     };
@@ -74,6 +77,8 @@ pub fn root() -> PathBuf {
 
 fn test() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
+    // The ladder server's suite (in the Rust tests) starts a private PostgreSQL cluster.
+    ladder::ensure_postgres()?;
     let mut counts = Counts::default();
     // Generated files are checked, not refreshed, during tests.
     let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
@@ -86,7 +91,9 @@ fn test() -> Result<Counts, String> {
     mono::ensure_mono()?;
     let runtime = mono::build_runtime()?;
     mono::copy_native(&library)?;
+    let ladder_server = ladder::start_for_client_tests()?;
     counts += mono::nunit_tests(&runtime)?;
+    drop(ladder_server);
     mono::unity_compile_check()?;
     if counts.failed > 0 {
         return Err(format!("{} test(s) failed", counts.failed));

@@ -157,9 +157,32 @@ pub fn ensure(program: &str, packages: &[&str], hint: &str) -> Result<(), String
     if has(program) {
         return Ok(());
     }
+    apt_install(&format!("`{program}`"), packages, hint)?;
+    if has(program) {
+        Ok(())
+    } else {
+        Err(format!("`{program}` is still missing after installing {}", packages.join(" ")))
+    }
+}
+
+/// [`ensure`] for a file rather than a program (a library another tool loads).
+pub fn ensure_file(path: &str, packages: &[&str], hint: &str) -> Result<(), String> {
+    if std::path::Path::new(path).is_file() {
+        return Ok(());
+    }
+    apt_install(path, packages, hint)?;
+    if std::path::Path::new(path).is_file() {
+        Ok(())
+    } else {
+        Err(format!("{path} is still missing after installing {}", packages.join(" ")))
+    }
+}
+
+/// Installs Debian packages (Debian/Ubuntu as root), or explains what `what` needs.
+fn apt_install(what: &str, packages: &[&str], hint: &str) -> Result<(), String> {
     let can_apt = cfg!(target_os = "linux") && has("apt-get") && is_root();
     if !can_apt {
-        return Err(format!("`{program}` is missing: {hint}"));
+        return Err(format!("{what} is missing: {hint}"));
     }
     static UPDATE: Once = Once::new();
     UPDATE.call_once(|| {
@@ -169,12 +192,7 @@ pub fn ensure(program: &str, packages: &[&str], hint: &str) -> Result<(), String
         .args(["install", "-y", "-q", "--no-install-recommends"])
         .args(packages)
         .env("DEBIAN_FRONTEND", "noninteractive")
-        .run()?;
-    if has(program) {
-        Ok(())
-    } else {
-        Err(format!("`{program}` is still missing after installing {}", packages.join(" ")))
-    }
+        .run()
 }
 
 fn is_root() -> bool {
