@@ -187,7 +187,8 @@ impl PgStore {
             .prepare(
                 "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
                  p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players, \
-                 (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND (q.rating > p.rating OR (q.rating = p.rating AND q.id < p.id))) \
+                 (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating) \
+                 + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id) \
                  FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
             )
             .await?;

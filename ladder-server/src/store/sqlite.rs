@@ -172,7 +172,10 @@ impl SqliteStore {
             let Some(row) = c.prepare_cached(&sql)?.query_row(params![ladder.id, name], player_row).optional()? else {
                 return Ok(None);
             };
-            let better: i64 = c.prepare_cached("SELECT count(*) FROM players WHERE ladder_id = ?1 AND (rating > ?2 OR (rating = ?2 AND id < ?3))")?.query_row(
+            // Two index range counts (an OR would scan the ladder).
+            let better: i64 = c
+                .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
+                .query_row(
                 params![ladder.id, f64::from(row.state.rating), row.id],
                 |r| r.get(0),
             )?;
