@@ -367,26 +367,32 @@ pub(crate) fn player_row(r: &Row<'_>) -> Result<PlayerRow, rusqlite::Error> {
     })
 }
 
+/// The state columns' values, in [`PLAYER_COLUMNS`]' order after `name`.
+fn state_values(s: &PlayerState) -> [rusqlite::types::Value; 13] {
+    use rusqlite::types::Value::{Integer, Real};
+    [
+        Real(f64::from(s.rating)),
+        Integer(s.games_played.into()),
+        Integer(s.win_streak.into()),
+        Integer(s.period_games.into()),
+        Integer(s.is_junior.into()),
+        Integer(s.has_reached_2400.into()),
+        Integer(s.league.unwrap_or(0).into()),
+        Integer(s.protected_games.into()),
+        Integer(s.season_games.into()),
+        Integer(s.season_wins.into()),
+        Real(f64::from(s.peak_rating)),
+        Integer(s.peak_league.into()),
+        Real(s.last_played),
+    ]
+}
+
 /// Inserts a joining player; returns the row id.
 fn insert_player(c: &Connection, ladder: i64, name: &str, s: &PlayerState) -> Result<i64, rusqlite::Error> {
-    c.prepare_cached(&format!("INSERT INTO players ({}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", PLAYER_COLUMNS.replacen("id, ", "id, ladder_id, ", 1)))?
-        .execute(params![
-            ladder,
-            name,
-            f64::from(s.rating),
-            s.games_played,
-            s.win_streak,
-            s.period_games,
-            s.is_junior,
-            s.has_reached_2400,
-            s.league.unwrap_or(0),
-            s.protected_games,
-            s.season_games,
-            s.season_wins,
-            f64::from(s.peak_rating),
-            s.peak_league,
-            s.last_played
-        ])?;
+    let columns = PLAYER_COLUMNS.replacen("id, ", "ladder_id, ", 1);
+    let sql = format!("INSERT INTO players ({columns}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+    let head = [rusqlite::types::Value::Integer(ladder), rusqlite::types::Value::Text(name.to_owned())];
+    c.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(head.into_iter().chain(state_values(s))))?;
     Ok(c.last_insert_rowid())
 }
 
@@ -395,22 +401,7 @@ fn write_player(c: &Connection, id: i64, s: &PlayerState) -> Result<(), rusqlite
         "UPDATE players SET rating = ?2, games_played = ?3, win_streak = ?4, period_games = ?5, is_junior = ?6, has_reached_2400 = ?7, league = ?8, \
          protected_games = ?9, season_games = ?10, season_wins = ?11, peak_rating = ?12, peak_league = ?13, last_played = ?14 WHERE id = ?1",
     )?
-    .execute(params![
-        id,
-        f64::from(s.rating),
-        s.games_played,
-        s.win_streak,
-        s.period_games,
-        s.is_junior,
-        s.has_reached_2400,
-        s.league.unwrap_or(0),
-        s.protected_games,
-        s.season_games,
-        s.season_wins,
-        f64::from(s.peak_rating),
-        s.peak_league,
-        s.last_played
-    ])?;
+    .execute(rusqlite::params_from_iter(std::iter::once(rusqlite::types::Value::Integer(id)).chain(state_values(s))))?;
     Ok(())
 }
 
