@@ -315,8 +315,26 @@ pub struct EventResult {
     pub zero_sum: Option<ZeroSum>,
     /// The time decay has been applied through.
     pub decayed_through: Option<f64>,
-    /// The journal's results and the response body's content.
-    pub results: serde_json::Value,
+    /// The response's fields after `seq`: a JSON object's text (floats in their shortest
+    /// round-trip form, ratings as `f32`).
+    pub results: String,
+    /// What the journal keeps of it (a JSON object's text).
+    pub summary: String,
+}
+
+/// A season end's response fields.
+#[derive(Serialize)]
+struct SeasonEndView<'a> {
+    season_end: f64,
+    leagues: Vec<&'a str>,
+    records: Vec<RecordView<'a>>,
+}
+
+/// A decay's response fields (also its journal entry).
+#[derive(Serialize)]
+struct DecayView {
+    decayed_through: f64,
+    moved: usize,
 }
 
 /// One season record in the API (the engine's record with the player's name).
@@ -340,7 +358,7 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
     let states = rows.iter().map(|row| row.state).collect();
     let offset = zero_sum.map_or(0.0, |z| z.offset);
     let mut pool = Pool::from_stored(ladder.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
-    let (results, decayed_through) = match event {
+    let (results, summary, decayed_through) = match event {
         LadderEvent::SeasonEnd => {
             let records = pool.end_season(None);
             let views: Vec<RecordView<'_>> = records
@@ -348,12 +366,14 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
                 .map(|r| RecordView { player: &rows[r.player].name, rating: r.rating, peak_rating: r.peak_rating, league: r.league, peak_league: r.peak_league, games: r.games, wins: r.wins })
                 .collect();
             let leagues: Vec<&str> = ladder.rules.config().leagues.as_slice().iter().map(|l| l.name.as_str()).collect();
-            (serde_json::json!({ "season_end": now, "leagues": leagues, "records": views }), decayed_through)
+            let summary = serde_json::json!({ "season_end": now, "players": rows.len() }).to_string();
+            (json_text(&SeasonEndView { season_end: now, leagues, records: views }), summary, decayed_through)
         }
         LadderEvent::Decay => {
             let at = decayed_through.map_or(now, |through| now.max(through));
             let moved = pool.apply_decay(at, None).map_err(|e| ApiError::internal(format!("decay: {e}")))?;
-            (serde_json::json!({ "decayed_through": at, "moved": moved }), pool.decayed_through())
+            let view = json_text(&DecayView { decayed_through: at, moved });
+            (view.clone(), view, pool.decayed_through())
         }
     };
     let mut writes = Vec::new();
@@ -366,7 +386,7 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
         stored.push(state.rating);
     }
     let zero_sum = zero_sum.map(|z| ZeroSum { offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), ..z });
-    Ok(EventResult { writes, zero_sum, decayed_through, results })
+    Ok(EventResult { writes, zero_sum, decayed_through, results, summary })
 }
 
 /// A stored player made current for the API.
@@ -391,28 +411,21 @@ pub fn replay_answer(id: &str, seq: i64, stored_inputs: &str, inputs: &str, resu
     }
 }
 
-/// What the journal keeps of a season end or decay (a season's records are returned once,
-/// not journaled: a replay recomputes them).
+/// The body of a season end's or decay's 200: `{"seq": N, …results}` (`results` is a JSON
+/// object's text).
 #[must_use]
-pub fn event_summary(event: LadderEvent, results: &serde_json::Value) -> String {
-    match event {
-        LadderEvent::SeasonEnd => {
-            let players = results["records"].as_array().map_or(0, Vec::len);
-            serde_json::json!({ "season_end": results["season_end"], "players": players }).to_string()
-        }
-        LadderEvent::Decay => results.to_string(),
+pub fn event_response(seq: i64, results: &str) -> String {
+    let fields = results.trim().trim_start_matches('{');
+    if fields.trim_start().starts_with('}') {
+        format!("{{\"seq\":{seq}}}")
+    } else {
+        format!("{{\"seq\":{seq},{fields}")
     }
 }
 
-/// The body of a season end's or decay's 200: `{"seq": N, …results}`.
-#[must_use]
-pub fn event_response(seq: i64, results: &serde_json::Value) -> String {
-    let mut body = serde_json::Map::new();
-    body.insert("seq".into(), seq.into());
-    if let Some(fields) = results.as_object() {
-        body.extend(fields.clone());
-    }
-    serde_json::Value::Object(body).to_string()
+/// A view as JSON text.
+fn json_text<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| unreachable!("views always serialize"))
 }
 
 /// A journal row as the API shows it.

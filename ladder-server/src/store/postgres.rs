@@ -594,9 +594,8 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, event: LadderEvent) -> R
     }
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &result.decayed_through]).await?;
     let seq: i64 = c.query_one(NEXT_SEQ, &[]).await?.get(0);
-    let summary = super::event_summary(event, &result.results);
-    let none: Option<&str> = None;
-    c.execute(INSERT_JOURNAL, &[&ladder.id, &none, &event.kind(), &"{}", &now, &"[]", &summary]).await?;
+        let none: Option<&str> = None;
+    c.execute(INSERT_JOURNAL, &[&ladder.id, &none, &event.kind(), &"{}", &now, &"[]", &result.summary]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(super::event_response(seq, &result.results))
 }

@@ -235,10 +235,9 @@ impl SqliteStore {
                 c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
             }
             c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, result.decayed_through])?;
-            let summary = super::event_summary(event, &result.results);
-            c.execute(
+                        c.execute(
                 "INSERT INTO journal (ladder_id, match_id, kind, inputs, time, joined, results) VALUES (?1, NULL, ?2, '{}', ?3, '[]', ?4)",
-                params![ladder.id, event.kind(), now, summary],
+                params![ladder.id, event.kind(), now, result.summary],
             )?;
             Ok(super::event_response(c.last_insert_rowid(), &result.results))
         })
