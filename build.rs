@@ -19,6 +19,9 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+#[path = "build/locked.rs"]
+mod locked;
+
 const FFI_SOURCES: [&str; 11] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
@@ -34,12 +37,14 @@ const FFI_SOURCES: [&str; 11] = [
 ];
 
 /// The files (and folders, walked recursively) whose content makes the build id: the
-/// engine's source, its locked dependencies, and the build settings (release profile,
+/// engine's source, its locked dependencies (only the engine's own dependency closure of
+/// `Cargo.lock`: see `build/locked.rs`), and the build settings (release profile,
 /// per-target flags, the dist recipe with its Android link and its rebuilding of the static
 /// libraries).
-const BUILD_INPUTS: [&str; 10] = [
+const BUILD_INPUTS: [&str; 11] = [
     "src",
     "build.rs",
+    "build",
     "Cargo.toml",
     "Cargo.lock",
     "cbindgen.toml",
@@ -112,7 +117,13 @@ fn build_id(crate_dir: &Path) -> String {
     files.sort();
     let mut hash = Fnv128::new();
     for relative in files {
-        let content = fs::read(crate_dir.join(&relative)).expect("build input is readable");
+        let mut content = fs::read(crate_dir.join(&relative)).expect("build input is readable");
+        if relative == "Cargo.lock" {
+            // Only the engine's dependencies: other workspace members' never enter the plugin.
+            let lock = String::from_utf8_lossy(&content).replace("\r\n", "\n");
+            let manifest = fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap_or_default();
+            content = locked::engine_closure(&lock, &manifest).into_bytes();
+        }
         hash.write(relative.as_bytes());
         hash.write(&[0]);
         let mut previous_cr = false;

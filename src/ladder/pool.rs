@@ -137,12 +137,28 @@ pub struct MatchOutputs<'a> {
 /// is represented exactly; smaller ones are taken toward zero to 40 binary digits. With
 /// ratings bounded by [`MAX_POOL_RATING`] and at most `2^31` players the sum stays below
 /// `2^127`.
+///
+/// Public for ladders kept outside memory (a database, as the ladder server keeps them):
+/// they store the sum ([`Self::fixed_point`], [`Self::from_fixed_point`]) next to the
+/// zero-sum offset and update both exactly as a pool does ([`zero_sum_offset`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct RatingSum(i128);
+pub struct RatingSum(i128);
 
 impl RatingSum {
     /// `2^40`.
     const SCALE: f64 = 1_099_511_627_776.0;
+
+    /// A sum from its fixed-point value (as [`Self::fixed_point`] gave it).
+    #[must_use]
+    pub const fn from_fixed_point(value: i128) -> Self {
+        Self(value)
+    }
+
+    /// The sum in fixed point: the ratings times `2^40`, exactly, as an integer.
+    #[must_use]
+    pub const fn fixed_point(self) -> i128 {
+        self.0
+    }
 
     /// A rating in fixed point (exact: scaling by a power of two, then an integer part).
     #[inline(always)]
@@ -152,24 +168,25 @@ impl RatingSum {
     }
 
     /// The sum of `ratings`.
-    pub(crate) fn of(ratings: impl Iterator<Item = f32>) -> Self {
+    pub fn of(ratings: impl Iterator<Item = f32>) -> Self {
         Self(ratings.map(Self::fixed).sum())
     }
 
     /// Adds a rating.
     #[inline(always)]
-    fn add(&mut self, rating: f32) {
+    pub fn add(&mut self, rating: f32) {
         self.0 += Self::fixed(rating);
     }
 
     /// Replaces rating `old` by `new`.
     #[inline(always)]
-    pub(crate) fn replace(&mut self, old: f32, new: f32) {
+    pub fn replace(&mut self, old: f32, new: f32) {
         self.0 += Self::fixed(new) - Self::fixed(old);
     }
 
     /// The sum, rounded once to `f64`.
-    pub(crate) fn value(self) -> f64 {
+    #[must_use]
+    pub fn value(self) -> f64 {
         crate::ladder::fixed_point::i128_to_f64(self.0) / Self::SCALE
     }
 }
@@ -256,9 +273,46 @@ impl Pool {
         Self { rules, players, cold, played_now, offset, stored_sum: Some(stored_sum), magnitude_bound, clock: 0.0, decayed_through: None }
     }
 
+    /// A pool from parts kept elsewhere (a database, as the ladder server keeps ladders):
+    /// the players' stored states as [`Self::stored_player`] gave them (ratings relative to
+    /// `offset`), the zero-sum offset ([`Self::offset`]), the clock and the time decay was
+    /// applied through. The same pool a save of those parts restores.
+    ///
+    /// # Errors
+    /// A state the rules refuse ([`Rules::check_player`], naming `players[i]`), a
+    /// non-finite offset or time, or an offset other than 0 without `zero_sum_total`.
+    pub fn from_stored(rules: Rules, states: Vec<PlayerState>, offset: f64, clock: f64, decayed_through: Option<f64>) -> Result<Self, Error> {
+        crate::error::check_finite(offset, "offset")?;
+        crate::error::check_finite(clock, "clock")?;
+        crate::error::check_finite(decayed_through.unwrap_or(0.0), "decayed_through")?;
+        if rules.config.zero_sum_total.is_none() && offset != 0.0 {
+            return Err(Error::OutOfRange { name: format!("offset ({offset})"), range: "0 when zero_sum_total is not set" });
+        }
+        for (i, state) in states.iter().enumerate() {
+            rules.check_player(state, &format!("players[{i}]"))?;
+        }
+        let mut pool = Self::from_parts(rules, states, offset);
+        pool.clock = clock;
+        pool.decayed_through = decayed_through;
+        Ok(pool)
+    }
+
+    /// Player `index`'s state as the pool stores it: the rating relative to the zero-sum
+    /// offset ([`effective_rating`] of it and [`Self::offset`] is the current rating).
+    #[must_use]
+    pub fn stored_player(&self, index: usize) -> Option<PlayerState> {
+        (index < self.players.len()).then(|| self.players[index].state(&self.cold_of(index), self.players[index].rating))
+    }
+
+    /// The zero-sum offset added to every stored rating (0 without `zero_sum_total`).
+    #[must_use]
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
     /// Every player's state with its stored (offset-relative) rating, as saves keep them.
     pub(crate) fn stored_states(&self) -> Vec<PlayerState> {
-        self.players.iter().enumerate().map(|(i, hot)| hot.state(&self.cold_of(i), hot.rating)).collect()
+        (0..self.players.len()).filter_map(|i| self.stored_player(i)).collect()
     }
 
     /// Player `index`'s whole current state (index in range).
@@ -419,11 +473,7 @@ impl Pool {
     /// The rating to store for a current rating (relative to the offset).
     #[inline(always)]
     pub(crate) fn relative(&self, rating: f32) -> f32 {
-        if self.offset == 0.0 {
-            rating
-        } else {
-            (f64::from(rating) - self.offset) as f32
-        }
+        stored_rating(rating, self.offset)
     }
 
     /// Player `index` with its current rating, or `None` out of range.
@@ -658,8 +708,7 @@ impl Pool {
     pub(crate) fn rebalance(&mut self) {
         if let Some(total) = self.rules.config.zero_sum_total {
             if !self.players.is_empty() {
-                let n = self.players.len() as f64;
-                self.offset = (total - self.keep_sum().value()) / n;
+                self.offset = zero_sum_offset(total, self.keep_sum(), self.players.len());
             }
         }
     }
@@ -763,13 +812,48 @@ pub(crate) fn prefetch(players: &[Hot], index: usize) {
     let _ = (players, index);
 }
 
-/// A stored rating made current: plus the zero-sum offset.
+/// A stored rating made current: plus the zero-sum offset (what a pool reports for a
+/// player whose stored, offset-relative rating is `stored`).
 #[inline(always)]
-fn effective_rating(stored: f32, offset: f64) -> f32 {
+#[must_use]
+pub fn effective_rating(stored: f32, offset: f64) -> f32 {
     if offset == 0.0 {
         stored
     } else {
         (f64::from(stored) + offset) as f32
+    }
+}
+
+/// The rating a pool stores for a current rating: relative to the zero-sum offset (the
+/// inverse of [`effective_rating`], up to the `f32` rounding).
+#[inline(always)]
+#[must_use]
+pub fn stored_rating(rating: f32, offset: f64) -> f32 {
+    if offset == 0.0 {
+        rating
+    } else {
+        (f64::from(rating) - offset) as f32
+    }
+}
+
+/// The zero-sum offset of a pool of `players` whose stored ratings sum to `sum`, so that
+/// the ratings total `total` (SPEC 7): `(T - sum) / N`. A pool sets it after every change.
+#[inline(always)]
+#[must_use]
+pub fn zero_sum_offset(total: f64, sum: RatingSum, players: usize) -> f64 {
+    (total - sum.value()) / players as f64
+}
+
+/// The rating a player joining a zero-sum pool of `players` starts at (SPEC 7): the
+/// total `T` for the first, then the pool's mean rating (`sum` of the stored ratings
+/// plus `players` times the offset, over `players`). [`Pool::add_players`] with one
+/// player at a time.
+#[must_use]
+pub fn zero_sum_joining_rating(total: f64, sum: RatingSum, offset: f64, players: usize) -> f32 {
+    if players == 0 {
+        total as f32
+    } else {
+        ((sum.value() + players as f64 * offset) / players as f64) as f32
     }
 }
 
@@ -1034,6 +1118,55 @@ mod tests {
                 assert_eq!(blocks.player(i).unwrap(), *state, "{json}: player {i}");
             }
         }
+    }
+
+    /// A zero-sum ladder kept outside a pool (stored ratings, exact sum, offset) with the
+    /// public helpers gives the pool's bits, and a pool rebuilt from its stored parts
+    /// continues exactly as the original.
+    #[test]
+    fn zero_sum_parts_kept_outside_match_the_pool() {
+        let rules = Config::from_json(r#"{"zero_sum_total":4000,"streak_alpha":0.1}"#).unwrap();
+        let mut pool = Pool::new(rules.clone());
+        let (mut stored, mut sum, mut offset) = (Vec::<PlayerState>::new(), RatingSum::default(), 0.0);
+        let total = 4000.0;
+        let plan = [(0, 1, 1.0), (2, 0, 0.5), (3, 1, 0.0), (1, 2, 1.0), (0, 3, 1.0)];
+        for (a, b, score) in plan {
+            for index in [a, b] {
+                if index == stored.len() {
+                    pool.add_players(1);
+                    let rating = zero_sum_joining_rating(total, sum, offset, stored.len());
+                    let state = rules.placed(PlayerState::new(rating));
+                    let kept = PlayerState { rating: stored_rating(rating, offset), ..state };
+                    sum.add(kept.rating);
+                    stored.push(kept);
+                    offset = zero_sum_offset(total, sum, stored.len());
+                }
+            }
+            let outcome = Outcome::from_score(score).unwrap();
+            pool.apply(&[Match::new(a, b, outcome)], None).unwrap();
+            let current = |p: &PlayerState| PlayerState { rating: effective_rating(p.rating, offset), ..*p };
+            let (new_a, new_b) = rules.rate_players(&current(&stored[a]), &current(&stored[b]), outcome).unwrap();
+            for (index, state) in [(a, new_a), (b, new_b)] {
+                let kept = PlayerState { rating: stored_rating(state.rating, offset), ..state };
+                sum.replace(stored[index].rating, kept.rating);
+                stored[index] = kept;
+            }
+            offset = zero_sum_offset(total, sum, stored.len());
+            assert_eq!(pool.offset().to_bits(), offset.to_bits());
+            for (i, state) in stored.iter().enumerate() {
+                assert_eq!(pool.stored_player(i).unwrap(), *state, "player {i}");
+            }
+        }
+        assert_eq!(RatingSum::from_fixed_point(sum.fixed_point()), sum);
+        let states: Vec<PlayerState> = (0..pool.len()).map(|i| pool.stored_player(i).unwrap()).collect();
+        let mut rebuilt = Pool::from_stored(rules, states, pool.offset(), pool.clock(), pool.decayed_through()).unwrap();
+        assert_eq!(rebuilt, pool);
+        pool.apply(&[Match::new(3, 2, Outcome::WIN)], None).unwrap();
+        rebuilt.apply(&[Match::new(3, 2, Outcome::WIN)], None).unwrap();
+        assert_eq!(rebuilt, pool);
+        let bad = Pool::from_stored(Rules::default(), vec![PlayerState::new(f32::NAN)], 0.0, 0.0, None).unwrap_err();
+        assert!(bad.to_string().contains("players[0]"), "{bad}");
+        assert!(Pool::from_stored(Rules::default(), Vec::new(), 1.0, 0.0, None).is_err());
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! * `cargo xtask stage`: build and stage the library only.
 //! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
 //!   P/Invoke per pair, the batch API).
+//! * `cargo xtask bench-ladder`: the ladder server's load benchmark (`ladder.rs`).
 //!
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
@@ -32,6 +33,7 @@ mod browser;
 mod dist;
 mod fuzz;
 mod header;
+mod ladder;
 mod mono;
 mod plugin_meta;
 mod snippets;
@@ -61,8 +63,9 @@ fn main() -> ExitCode {
             dist::dist(&only).map(|()| Counts::default())
         }
         "bench-mono" => bench_mono(),
+        "bench-ladder" => ladder::bench(&std::env::args().skip(2).collect::<Vec<_>>()).map(|()| Counts::default()),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono>");
+            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder>");
             return ExitCode::from(2);
         }
     };
@@ -89,6 +92,8 @@ fn test() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
     // Its ~5-minute build overlaps the Rust tests; the Apple checks wait for it.
     apple::prefetch_rcodesign();
+    // The ladder server's suite (in the Rust tests) starts a private PostgreSQL cluster.
+    ladder::ensure_postgres()?;
     let mut counts = Counts::default();
     // Generated files are checked, not refreshed, during tests.
     let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
@@ -111,8 +116,11 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     mono::ensure_mono()?;
     let runtime = mono::build_runtime()?;
     mono::copy_native(library)?;
+    // The LadderClient tests talk to a real elo-ladder (every run of the suite below).
+    let ladder_server = ladder::start_for_client_tests()?;
     let mut counts = mono::nunit_tests(&runtime)?;
     counts += mono::internal_and_full_aot(library)?;
+    drop(ladder_server);
     mono::unity_compile_check()?;
     // Every C# and C snippet of the documentation compiles; the programs run (snippets.rs).
     counts += snippets::check(library, &runtime)?;

@@ -9,11 +9,15 @@ use crate::tools::{ensure, ensure_that, Counts, Step};
 
 /// The Mono tools: compiler, runtime, NUnit 2 console and framework.
 pub fn ensure_mono() -> Result<(), String> {
-    let packages = ["mono-mcs", "mono-runtime", "nunit-console", "libnunit-cil-dev"];
+    let packages = ["mono-mcs", "mono-runtime", "nunit-console", "libnunit-cil-dev", "libmono-system-net-http4.0-cil"];
     let hint = "install Mono (https://www.mono-project.com) with mcs and NUnit 2.6 (nunit-console)";
     ensure("mcs", &packages, hint)?;
     ensure("mono", &packages, hint)?;
     ensure("nunit-console", &packages, hint)?;
+    // HttpClient (the ladder client outside Unity) is a separate Debian package.
+    if cfg!(target_os = "linux") {
+        crate::tools::ensure_file("/usr/lib/mono/4.5/System.Net.Http.dll", &packages, hint)?;
+    }
     nunit_framework().map(|_| ())
 }
 
@@ -59,7 +63,7 @@ pub fn sources(dir: &Path) -> Vec<String> {
 
 pub fn mcs(title: &str, output: &Path, target: &str, extra: &[String], files: Vec<String>) -> Result<(), String> {
     Step::new(title, "mcs")
-        .args(["-nologo", "-unsafe", "-warnaserror+", "-debug-", "-langversion:7.2"])
+        .args(["-nologo", "-unsafe", "-warnaserror+", "-debug-", "-langversion:7.2", "-r:System.Net.Http.dll"])
         .arg(format!("-target:{target}"))
         .arg(format!("-out:{}", output.display()))
         .args(extra)

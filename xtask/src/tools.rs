@@ -166,6 +166,11 @@ pub fn ensure(program: &str, packages: &[&str], hint: &str) -> Result<(), String
     ensure_that(&format!("`{program}`"), || has(program), packages, hint)
 }
 
+/// [`ensure`] for a file rather than a program (a library another tool loads).
+pub fn ensure_file(path: &str, packages: &[&str], hint: &str) -> Result<(), String> {
+    ensure_that(path, || std::path::Path::new(path).is_file(), packages, hint)
+}
+
 /// Installs Debian packages when `present` says something (`what`) is missing.
 pub fn ensure_that(what: &str, present: impl Fn() -> bool, packages: &[&str], hint: &str) -> Result<(), String> {
     if present() {

@@ -1,0 +1,233 @@
+//! The ladder server's load benchmark (BENCHMARKS.md): matches per second and report
+//! latency with 1, 8 and 32 concurrent reporters on SQLite (synchronous FULL and NORMAL)
+//! and PostgreSQL (one and two server instances), and leaderboard reads at 1,000,000
+//! players. Every request goes through HTTP to the real `elo-ladder`; nothing is asserted
+//! (speed is measured here, never in tests).
+//!
+//! `cargo xtask bench-ladder [seconds per run]` or
+//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run]`.
+
+#[path = "../tests/api/helpers.rs"]
+#[allow(dead_code)]
+mod helpers;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use helpers::{Backend, Server, TempDir};
+
+const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;
+const PLAYERS: u64 = 10_000;
+
+/// A keep-alive HTTP/1.1 connection.
+struct Connection {
+    reader: BufReader<TcpStream>,
+    address: String,
+}
+
+impl Connection {
+    fn open(address: &str) -> Self {
+        let stream = TcpStream::connect(address).expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        Self { reader: BufReader::new(stream), address: address.to_owned() }
+    }
+
+    fn request(&mut self, method: &str, path: &str, key: &str, body: &str) -> (u16, String) {
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.address,
+            body.len()
+        );
+        self.reader.get_mut().write_all(request.as_bytes()).expect("send");
+        let mut status = 0;
+        let mut length = 0;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).expect("header");
+            let trimmed = line.trim_end();
+            if trimmed.is_empty() {
+                break;
+            }
+            if status == 0 {
+                status = trimmed.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
+            } else if let Some((name, value)) = trimmed.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().expect("length");
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).expect("body");
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+struct Run {
+    matches: usize,
+    seconds: f64,
+    latencies: Vec<Duration>,
+}
+
+/// `reporters` threads report random pairs over [`PLAYERS`] players for `seconds`,
+/// spreading over `addresses`.
+fn load(addresses: &[String], key: &str, ladder: &str, reporters: usize, seconds: f64, tag: &str) -> Run {
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let threads: Vec<_> = (0..reporters)
+        .map(|t| {
+            let (address, key, ladder, stop, tag) = (addresses[t % addresses.len()].clone(), key.to_owned(), ladder.to_owned(), Arc::clone(&stop), tag.to_owned());
+            std::thread::spawn(move || {
+                let mut connection = Connection::open(&address);
+                let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (t as u64 + 1);
+                let mut next = move || {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed
+                };
+                let mut latencies = Vec::new();
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let a = next() % PLAYERS;
+                    let b = (a + 1 + next() % (PLAYERS - 1)) % PLAYERS;
+                    let body = format!(r#"{{"id":"{tag}-{t}-{i}","a":"p{a}","b":"p{b}","score_a":{}}}"#, next() % 2);
+                    let sent = Instant::now();
+                    let (status, text) = connection.request("POST", &format!("/v1/ladders/{ladder}/matches"), &key, &body);
+                    assert_eq!(status, 200, "{text}");
+                    latencies.push(sent.elapsed());
+                    i += 1;
+                }
+                latencies
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs_f64(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies: Vec<Duration> = threads.into_iter().flat_map(|t| t.join().expect("reporter")).collect();
+    let seconds = started.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    Run { matches: latencies.len(), seconds, latencies }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1000.0
+}
+
+fn report(label: &str, reporters: usize, run: &Run) {
+    println!(
+        "| {label} | {reporters} | {:.0} | {:.2} | {:.2} |",
+        run.matches as f64 / run.seconds,
+        percentile(&run.latencies, 0.5),
+        percentile(&run.latencies, 0.99)
+    );
+}
+
+/// A ladder with keys on a fresh database; the players join during a warm-up.
+fn prepare(database: &str, servers: &[&Server], ladder: &str) -> String {
+    let admin = helpers::key(database, "admin", None);
+    let (status, text) = Connection::open(&servers[0].address).request("PUT", &format!("/v1/ladders/{ladder}"), &admin, RULES);
+    assert_eq!(status, 201, "{text}");
+    admin
+}
+
+fn matches_per_second(backend: Backend, label: &str, database: &str, instances: usize, seconds: f64) {
+    let servers: Vec<Server> = (0..instances).map(|_| Server::start(database, 0, 0)).collect();
+    let refs: Vec<&Server> = servers.iter().collect();
+    let admin = prepare(database, &refs, "bench");
+    let addresses: Vec<String> = servers.iter().map(|s| s.address.clone()).collect();
+    // Warm-up: every player joins (first matches insert rows), statements get prepared.
+    load(&addresses, &admin, "bench", 8, seconds.min(3.0), &format!("warm{instances}"));
+    for reporters in [1, 8, 32] {
+        let run = load(&addresses, &admin, "bench", reporters, seconds, &format!("r{reporters}"));
+        report(label, reporters, &run);
+    }
+    let _ = backend;
+}
+
+/// Times `count` GETs of `path` on one keep-alive connection; returns the median and p99
+/// in milliseconds.
+fn time_gets(address: &str, key: &str, path: &str, count: usize) -> (f64, f64) {
+    let mut connection = Connection::open(address);
+    let mut times = Vec::with_capacity(count);
+    for _ in 0..count {
+        let started = Instant::now();
+        let (status, text) = connection.request("GET", path, key, "");
+        assert_eq!(status, 200, "{text}");
+        times.push(started.elapsed());
+    }
+    times.sort_unstable();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
+}
+
+/// A ladder of 1,000,000 players written straight into the database (through the API it
+/// would take minutes), then the leaderboard's first 100 and one player's rank read
+/// through the API.
+fn million(backend: Backend, label: &str, database: &str) {
+    let server = Server::start(database, 0, 0);
+    let admin = prepare(database, &[&server], "million");
+    let seeded = Instant::now();
+    let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
+    match backend {
+        Backend::Sqlite => {
+            let path = database.strip_prefix("sqlite://").expect("sqlite path");
+            let connection = rusqlite::Connection::open(path).expect("open");
+            connection
+                .execute_batch(&format!(
+                    "BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) \
+                     INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'million'), 'p' || i, \
+                     CAST(1000 + (abs(random()) % 1000000) / 1000.0 AS REAL), 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; COMMIT; ANALYZE;"
+                ))
+                .expect("seed");
+        }
+        Backend::Postgres => {
+            let sql = format!(
+                "INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'million'), 'p' || i, \
+                 (1000 + random() * 1000)::real, 10, 0, 0, false, false, 0, 0, 10, 5, 1600, 0, 0 FROM generate_series(1, 1000000) AS i"
+            );
+            for sql in [sql.as_str(), "VACUUM ANALYZE players"] {
+                let status = helpers::psql_background(database, sql).wait().expect("psql");
+                assert!(status.success());
+            }
+        }
+    }
+    let seeded = seeded.elapsed().as_secs_f64();
+    let (top_p50, top_p99) = time_gets(&server.address, &admin, "/v1/ladders/million/leaderboard?limit=100", 200);
+    let (deep_p50, _) = time_gets(&server.address, &admin, "/v1/ladders/million/leaderboard?limit=100&offset=500000", 5);
+    let (rank_p50, rank_p99) = time_gets(&server.address, &admin, "/v1/ladders/million/players/p500000", 20);
+    println!(
+        "| {label} | {top_p50:.2} | {top_p99:.2} | {rank_p50:.1} | {rank_p99:.1} | {deep_p50:.1} | {seeded:.1} |"
+    );
+}
+
+fn main() {
+    let seconds: f64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5.0);
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())).unwrap_or_default();
+    println!("elo-ladder load benchmark: {seconds} s per run, {cores} cores ({cpu}), {PLAYERS} players, random pairs, keep-alive HTTP/1.1 on 127.0.0.1");
+    let pg_version = Command::new("sh").args(["-c", "ls /usr/lib/postgresql"]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+    println!("\n| database | reporters | matches/s | p50 ms | p99 ms |\n|---|---|---|---|---|");
+    for (label, suffix) in [("SQLite, WAL, synchronous=FULL (default)", ""), ("SQLite, WAL, synchronous=NORMAL", "?synchronous=normal")] {
+        let dir = TempDir::new("bench");
+        let database = format!("{}{suffix}", helpers::database(Backend::Sqlite, &dir));
+        matches_per_second(Backend::Sqlite, label, &database, 1, seconds);
+    }
+    for instances in [1, 2] {
+        let dir = TempDir::new("bench");
+        let database = helpers::database(Backend::Postgres, &dir);
+        let label = format!("PostgreSQL {pg_version}, {instances} instance{}", if instances == 1 { "" } else { "s" });
+        matches_per_second(Backend::Postgres, &label, &database, instances, seconds);
+    }
+    println!("\n| database | top-100 p50 ms | top-100 p99 ms | one player's rank p50 ms | p99 ms | ranks 500,001-500,100 ms | seeding s |\n|---|---|---|---|---|---|---|");
+    let dir = TempDir::new("bench");
+    million(Backend::Sqlite, "SQLite, 1,000,000 players", &helpers::database(Backend::Sqlite, &dir));
+    million(Backend::Postgres, "PostgreSQL, 1,000,000 players", &helpers::database(Backend::Postgres, &dir));
+}

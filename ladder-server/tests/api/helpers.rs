@@ -1,0 +1,429 @@
+//! Test helpers: the real `elo-ladder` binary on a fresh database per test (a SQLite file
+//! in a temporary folder, or a new database in a private PostgreSQL cluster that the first
+//! PostgreSQL test starts), a small HTTP client, and the engine replay that checks a
+//! ladder bit for bit.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
+use ranking_elo::pool::{Match, Pool};
+use ranking_elo::team::Team;
+use ranking_elo::{Config, Outcome, PlayerState, Rules};
+use serde_json::Value;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A folder removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("elo-ladder-{tag}-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("temporary folder");
+        Self(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_elo-ladder")
+}
+
+// ---------------------------------------------------------------------------------------
+// PostgreSQL: a private cluster for this test process.
+
+struct Cluster {
+    /// `postgres://postgres@127.0.0.1:PORT` (no database).
+    base: String,
+    bin: PathBuf,
+}
+
+static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+/// The folder of Debian's PostgreSQL programs (`ELO_LADDER_PG_BIN`, else the newest
+/// `/usr/lib/postgresql/*/bin`).
+fn postgres_bin() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("ELO_LADDER_PG_BIN") {
+        return Ok(PathBuf::from(dir));
+    }
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|_| "PostgreSQL is not installed: apt-get install postgresql (or set ELO_LADDER_PG_BIN)".to_owned())?
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
+        .filter(|(_, bin)| bin.join("initdb").is_file())
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin).ok_or_else(|| "no /usr/lib/postgresql/*/bin/initdb: apt-get install postgresql".to_owned())
+}
+
+/// Runs a PostgreSQL program as the `postgres` user when this is root (initdb refuses root).
+fn as_postgres(bin: &Path, program: &str) -> Command {
+    if is_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(bin.join(program));
+        command
+    } else {
+        Command::new(bin.join(program))
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command.output().map_err(|e| format!("{what}: cannot start: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+    }
+}
+
+fn start_cluster() -> Result<Cluster, String> {
+    let bin = postgres_bin()?;
+    if let Ok(base) = std::env::var("ELO_LADDER_TEST_POSTGRES") {
+        return Ok(Cluster { base, bin });
+    }
+    // Not a TempDir: the guardian below removes it after this process has exited.
+    let dir = std::env::temp_dir().join(format!("elo-ladder-pg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    if is_root() {
+        run(Command::new("chown").args(["postgres:postgres"]).arg(&dir), "chown")?;
+    }
+    let data = dir.join("data");
+    run(as_postgres(&bin, "initdb").arg("-D").arg(&data).args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")?;
+    let port = free_port();
+    let options = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300", dir.display());
+    run(as_postgres(&bin, "pg_ctl").arg("-D").arg(&data).arg("-l").arg(dir.join("log")).args(["-w", "-o", &options, "start"]), "pg_ctl start")?;
+    // Stops the cluster and removes its folder once this test process has ended, however
+    // it ends (a failed test, a panic, a kill).
+    let stop = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 0.2; done; {runuser}{pg_ctl} -D {data} -m immediate stop >/dev/null 2>&1; rm -rf {dir}",
+        pid = std::process::id(),
+        runuser = if is_root() { "runuser -u postgres -- " } else { "" },
+        pg_ctl = bin.join("pg_ctl").display(),
+        data = data.display(),
+        dir = dir.display(),
+    );
+    Command::new("sh").args(["-c", &stop]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| e.to_string())?;
+    eprintln!("private PostgreSQL cluster on 127.0.0.1:{port} in {}", dir.display());
+    Ok(Cluster { base: format!("postgres://postgres@127.0.0.1:{port}"), bin })
+}
+
+fn cluster() -> &'static Cluster {
+    match CLUSTER.get_or_init(start_cluster) {
+        Ok(cluster) => cluster,
+        Err(error) => panic!("the ladder suite needs PostgreSQL and could not start one: {error}"),
+    }
+}
+
+/// A fresh database: a SQLite file in `dir`, or a new PostgreSQL database.
+pub fn database(backend: Backend, dir: &TempDir) -> String {
+    match backend {
+        Backend::Sqlite => format!("sqlite://{}", dir.0.join("ladder.db").display()),
+        Backend::Postgres => {
+            let cluster = cluster();
+            let name = format!("t{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+            let maintenance = format!("{}/postgres", cluster.base);
+            run(Command::new(cluster.bin.join("createdb")).arg(format!("--maintenance-db={maintenance}")).arg(&name), "createdb").unwrap_or_else(|e| panic!("{e}"));
+            format!("{}/{name}", cluster.base)
+        }
+    }
+}
+
+/// Runs SQL on a PostgreSQL database with psql (the test's own session), in the background.
+pub fn psql_background(url: &str, sql: &str) -> Child {
+    Command::new(cluster().bin.join("psql")).args(["-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql]).stdout(Stdio::null()).spawn().expect("psql")
+}
+
+// ---------------------------------------------------------------------------------------
+// The server.
+
+/// A running `elo-ladder serve`.
+pub struct Server {
+    child: Child,
+    pub address: String,
+    pub database: String,
+}
+
+impl Server {
+    pub fn start(database: &str, port: u16, rate_limit: u32) -> Self {
+        let mut child = Command::new(binary())
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--database", database, "--rate-limit", &rate_limit.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("elo-ladder starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("elo-ladder prints its address");
+        let address = line.split("http://").nth(1).and_then(|rest| rest.split_whitespace().next()).unwrap_or_else(|| panic!("elo-ladder said {line:?}")).to_owned();
+        Self { child, address, database: database.to_owned() }
+    }
+
+    /// `kill -9`: no shutdown, no flush.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn port(&self) -> u16 {
+        self.address.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Creates a key with `elo-ladder keys create`.
+pub fn key(database: &str, scope: &str, ladder: Option<&str>) -> String {
+    let mut command = Command::new(binary());
+    command.args(["keys", "create", "--database", database, "--scope", scope]);
+    if let Some(ladder) = ladder {
+        command.args(["--ladder", ladder]);
+    }
+    let output = command.output().expect("keys create runs");
+    assert!(output.status.success(), "keys create: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("utf-8").lines().last().expect("a key").to_owned()
+}
+
+/// A server on a fresh database with an admin, a report and a read key.
+pub struct TestApp {
+    pub server: Server,
+    pub admin: String,
+    pub report: String,
+    pub read: String,
+    /// Holds the SQLite file (removed with the app).
+    _dir: TempDir,
+}
+
+impl TestApp {
+    pub fn spawn(backend: Backend) -> Self {
+        Self::spawn_with(backend, 0)
+    }
+
+    pub fn spawn_with(backend: Backend, rate_limit: u32) -> Self {
+        let dir = TempDir::new("db");
+        let database = database(backend, &dir);
+        let server = Server::start(&database, 0, rate_limit);
+        let (admin, report, read) = (key(&database, "admin", None), key(&database, "report", None), key(&database, "read", None));
+        Self { server, admin, report, read, _dir: dir }
+    }
+
+    pub fn call(&self, method: &str, path: &str, key: &str, body: Option<&str>) -> (u16, String) {
+        call(&self.server.address, method, path, Some(key), body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    /// A 2xx answer parsed, or a panic with the body.
+    pub fn ok(&self, method: &str, path: &str, key: &str, body: Option<&str>) -> Value {
+        let (status, text) = self.call(method, path, key, body);
+        assert!((200..300).contains(&status), "{method} {path}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
+    }
+
+    pub fn put_ladder(&self, name: &str, config: &str) {
+        let (status, text) = self.call("PUT", &format!("/v1/ladders/{name}"), &self.admin, Some(config));
+        assert_eq!(status, 201, "{text}");
+    }
+}
+
+/// One HTTP/1.1 request on a new connection; `Err` when the server cannot be reached or
+/// the connection breaks (a client then retries).
+pub fn call(address: &str, method: &str, path: &str, key: Option<&str>, body: Option<&str>) -> std::io::Result<(u16, String)> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let body = body.unwrap_or("");
+    let auth = key.map(|k| format!("Authorization: Bearer {k}\r\n")).unwrap_or_default();
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes())?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    let text = String::from_utf8_lossy(&response);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| std::io::Error::other(format!("no HTTP response: {text:?}")))?;
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other(format!("bad status line: {head:?}")))?;
+    Ok((status, body.to_owned()))
+}
+
+/// The headers of a response (for Retry-After).
+pub fn call_with_headers(address: &str, method: &str, path: &str, key: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(address).expect("connect");
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {key}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    let status = response.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
+    (status, response)
+}
+
+// ---------------------------------------------------------------------------------------
+// The replay: the journal through the engine, compared with what the server stores.
+
+/// A player as the API shows it: name and state.
+pub fn parse_player(value: &Value) -> (String, PlayerState) {
+    let mut object = value.as_object().expect("a player object").clone();
+    let name = object.remove("player").and_then(|v| v.as_str().map(str::to_owned)).expect("player name");
+    object.remove("rank");
+    (name, serde_json::from_value(Value::Object(object)).expect("a player state"))
+}
+
+fn same_state(server: &PlayerState, engine: &PlayerState) -> bool {
+    server == engine && server.rating.to_bits() == engine.rating.to_bits() && server.peak_rating.to_bits() == engine.peak_rating.to_bits() && server.last_played.to_bits() == engine.last_played.to_bits()
+}
+
+/// One page of the journal, asked again while entries are held back (PostgreSQL shows an
+/// entry once no transaction anywhere in the cluster could still commit a lower seq).
+pub fn journal_page(app: &TestApp, ladder: &str, after: i64, limit: usize) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let page = app.ok("GET", &format!("/v1/ladders/{ladder}/matches?after={after}&limit={limit}"), &app.read, None);
+        if page["pending"] != Value::Bool(true) || page["entries"].as_array().map(Vec::len) == Some(limit) || started.elapsed() > Duration::from_secs(30) {
+            return page;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every journal entry of a ladder, in seq order.
+pub fn journal(app: &TestApp, ladder: &str) -> Vec<Value> {
+    let mut entries = Vec::new();
+    let mut after = 0;
+    loop {
+        let answer = app.ok("GET", &format!("/v1/ladders/{ladder}/matches?after={after}&limit=1000"), &app.read, None);
+        let page = answer["entries"].as_array().expect("entries").clone();
+        match page.last() {
+            Some(last) => after = last["seq"].as_i64().expect("seq"),
+            // Held back while a transaction elsewhere in the cluster may still commit a
+            // lower seq: ask again.
+            None if answer["pending"] == Value::Bool(true) => std::thread::sleep(Duration::from_millis(20)),
+            None => break,
+        }
+        entries.extend(page);
+    }
+    entries
+}
+
+fn names(value: &Value) -> Vec<String> {
+    value.as_array().expect("names").iter().map(|v| v.as_str().expect("a name").to_owned()).collect()
+}
+
+/// What a replay found.
+pub struct Replay {
+    pub entries: usize,
+    pub players: usize,
+    pub pool: Pool,
+    pub index: HashMap<String, usize>,
+}
+
+/// Replays the ladder's journal through the engine: each match's results must equal the
+/// engine's `rate_players` / `rate_teams` / `rate_placements` on the states before it (with
+/// the ladder's rules, stamped with the entry's time), the engine's pool fed the same
+/// journal must hold the same states, and every player the server stores (GET) must equal
+/// the pool's bit for bit.
+pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
+    let rules: Rules = Config::from_json(config).expect("config");
+    let zero_sum = rules.config().zero_sum_total.is_some();
+    let mut pool = Pool::new(rules.clone());
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let entries = journal(app, ladder);
+    let mut previous_seq = 0;
+    for entry in &entries {
+        let seq = entry["seq"].as_i64().expect("seq");
+        assert!(seq > previous_seq, "seq increases");
+        previous_seq = seq;
+        let time = entry["time"].as_f64().expect("time");
+        pool.set_clock(time).expect("clock");
+        for name in names(&entry["joined"]) {
+            assert!(!index.contains_key(&name), "{name} joined twice");
+            index.insert(name, pool.add_players(1));
+        }
+        let inputs = &entry["inputs"];
+        let kind = entry["kind"].as_str().expect("kind");
+        let players: Vec<usize> = match kind {
+            "pair" => vec![index[inputs["a"].as_str().expect("a")], index[inputs["b"].as_str().expect("b")]],
+            "team" => names(&inputs["team_a"]).iter().chain(&names(&inputs["team_b"])).map(|n| index[n]).collect(),
+            "free_for_all" => names(&inputs["entrants"]).iter().map(|n| index[n]).collect(),
+            _ => Vec::new(),
+        };
+        let before: Vec<PlayerState> = players.iter().map(|&i| pool.player(i).expect("player")).collect();
+        let mut expected = before.clone();
+        match kind {
+            "pair" => {
+                let outcome = Outcome::from_score(inputs["score_a"].as_f64().expect("score")).expect("outcome");
+                let (a, b) = rules.rate_players(&before[0], &before[1], outcome).expect("rate_players");
+                expected = vec![a, b];
+                pool.apply(&[Match::new(players[0], players[1], outcome)], None).expect("pool apply");
+            }
+            "team" => {
+                let outcome = Outcome::from_score(inputs["score_a"].as_f64().expect("score")).expect("outcome");
+                let split = names(&inputs["team_a"]).len();
+                let (out_a, out_b) = expected.split_at_mut(split);
+                rules.rate_teams(Team::new(&before[..split]), Team::new(&before[split..]), outcome, out_a, out_b).expect("rate_teams");
+                assert!(!zero_sum, "zero-sum team matches are checked against the rule in their own test");
+                pool.apply_teams(&[TeamMatch::new(&players[..split], &players[split..], outcome)]).expect("pool teams");
+            }
+            "free_for_all" => {
+                let places: Vec<u32> = inputs["places"].as_array().expect("places").iter().map(|p| p.as_u64().expect("place") as u32).collect();
+                rules.rate_placements(&before, &places, &mut expected).expect("rate_placements");
+                pool.apply_placements(&[PlacementMatch { entrants: &players, places: &places }]).expect("pool placements");
+            }
+            "season_end" => {
+                let records = pool.end_season(None);
+                assert_eq!(entry["results"]["players"].as_u64(), Some(records.len() as u64));
+            }
+            "decay" => {
+                let at = entry["results"]["decayed_through"].as_f64().expect("decay time");
+                let moved = pool.apply_decay(at, None).expect("decay");
+                assert_eq!(entry["results"]["moved"].as_u64(), Some(moved as u64), "seq {seq}: players decayed");
+            }
+            other => panic!("unknown journal kind {other}"),
+        }
+        if !players.is_empty() {
+            let results = entry["results"].as_array().expect("results");
+            assert_eq!(results.len(), players.len());
+            for (i, result) in results.iter().enumerate() {
+                let (name, state) = parse_player(result);
+                assert_eq!(index[&name], players[i], "seq {seq}: results in the match's order");
+                let rule = PlayerState { last_played: time, ..expected[i] };
+                assert!(same_state(&state, &rule), "seq {seq}: {name}: server {state:?}, engine rule {rule:?}");
+                if !zero_sum {
+                    let pooled = pool.player(players[i]).expect("pooled");
+                    assert!(same_state(&state, &pooled), "seq {seq}: {name}: server {state:?}, engine pool {pooled:?}");
+                }
+            }
+        }
+    }
+    for (name, &i) in &index {
+        let served = app.ok("GET", &format!("/v1/ladders/{ladder}/players/{name}"), &app.read, None);
+        let (_, state) = parse_player(&served);
+        let pooled = pool.player(i).expect("pooled");
+        assert!(same_state(&state, &pooled), "{name}: stored {state:?}, engine replay {pooled:?}");
+    }
+    Replay { entries: entries.len(), players: index.len(), pool, index }
+}

@@ -1,0 +1,108 @@
+//! The ladder server (`ladder-server/`, `elo-ladder`) in the test command: PostgreSQL for
+//! its suite, a real server for the C# client's tests, and the load benchmark.
+//!
+//! The suite itself (`ladder-server/tests/api`) runs inside `cargo test --workspace
+//! --release`, on SQLite and on a private PostgreSQL cluster that its helpers start in a
+//! temporary folder (as the `postgres` user when this runs as root: `initdb` refuses root)
+//! and stop when the test process ends, whatever the outcome. This module makes sure
+//! Debian's `postgresql` is installed before that step, so the suite never lacks it (and it
+//! fails loudly, never skips, when it cannot get one).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use crate::root;
+use crate::tools::{ensure, Step};
+
+/// Debian's PostgreSQL programs folder (the newest `/usr/lib/postgresql/*/bin`), if any.
+fn postgres_bin() -> Option<PathBuf> {
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
+        .filter(|(_, bin)| bin.join("initdb").is_file())
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin)
+}
+
+/// Installs Debian's `postgresql` when its server programs are missing (the ladder suite
+/// starts a private cluster with them).
+pub fn ensure_postgres() -> Result<(), String> {
+    if std::env::var_os("ELO_LADDER_PG_BIN").is_some() || postgres_bin().is_some() {
+        return Ok(());
+    }
+    let hint = "install PostgreSQL's server programs (Debian: apt-get install postgresql) or set ELO_LADDER_PG_BIN to their folder";
+    // `pg_ctlcluster` comes with the server package (postgresql-common).
+    ensure("pg_ctlcluster", &["postgresql"], hint)?;
+    postgres_bin().map(|_| ()).ok_or_else(|| format!("no /usr/lib/postgresql/*/bin/initdb after installing postgresql: {hint}"))
+}
+
+/// A running `elo-ladder serve` on a fresh SQLite database for the C# client's tests;
+/// stopped and removed when dropped.
+pub struct ClientTestServer {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl Drop for ClientTestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn elo_ladder() -> PathBuf {
+    root().join("target/release").join(format!("elo-ladder{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn create_key(database: &str, scope: &str) -> Result<String, String> {
+    let output = Command::new(elo_ladder())
+        .args(["keys", "create", "--database", database, "--scope", scope])
+        .output()
+        .map_err(|e| format!("elo-ladder keys create: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("elo-ladder keys create: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    String::from_utf8_lossy(&output.stdout).lines().last().map(str::to_owned).ok_or_else(|| "elo-ladder printed no key".to_owned())
+}
+
+/// Builds `elo-ladder`, starts it on a fresh SQLite database with an admin, a report and a
+/// read key, and names them to the C# tests (`ELO_LADDER_URL`, `ELO_LADDER_*_KEY`, inherited
+/// by the NUnit run).
+pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
+    Step::new("elo-ladder (release build)", "cargo").args(["build", "--release", "--package", "ranking-elo-ladder"]).run()?;
+    let dir = std::env::temp_dir().join(format!("elo-ladder-csharp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let database = format!("sqlite://{}", dir.join("ladder.db").display());
+    let keys = [("ELO_LADDER_ADMIN_KEY", "admin"), ("ELO_LADDER_REPORT_KEY", "report"), ("ELO_LADDER_READ_KEY", "read")];
+    let mut created = Vec::new();
+    for (variable, scope) in keys {
+        created.push((variable, create_key(&database, scope)?));
+    }
+    println!("==> elo-ladder serve for the C# client tests ({database})");
+    let mut child = Command::new(elo_ladder())
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("elo-ladder serve: {e}"))?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().ok_or("no stdout")?).read_line(&mut line).map_err(|e| e.to_string())?;
+    let server = ClientTestServer { child, dir };
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).ok_or_else(|| format!("elo-ladder said {line:?}"))?;
+    std::env::set_var("ELO_LADDER_URL", url);
+    for (variable, key) in created {
+        std::env::set_var(variable, key);
+    }
+    Ok(server)
+}
+
+/// The load benchmark of BENCHMARKS.md (not part of `test`): `cargo bench -p
+/// ranking-elo-ladder --bench load`, on SQLite and on a private PostgreSQL cluster.
+pub fn bench(args: &[String]) -> Result<(), String> {
+    ensure_postgres()?;
+    Step::new("ladder load benchmark", "cargo").args(["bench", "--package", "ranking-elo-ladder", "--bench", "load", "--"]).args(args).run()
+}
