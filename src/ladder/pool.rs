@@ -286,7 +286,7 @@ impl Pool {
         crate::error::check_finite(clock, "clock")?;
         crate::error::check_finite(decayed_through.unwrap_or(0.0), "decayed_through")?;
         if rules.config.zero_sum_total.is_none() && offset != 0.0 {
-            return Err(Error::OutOfRange { name: format!("offset ({offset})"), range: "0 when zero_sum_total is not set" });
+            return Err(Error::OutOfRange { name: "offset".to_owned(), range: "0 when zero_sum_total is not set", got: Some(crate::error::shown(offset)) });
         }
         for (i, state) in states.iter().enumerate() {
             rules.check_player(state, &format!("players[{i}]"))?;

@@ -176,12 +176,12 @@ pub fn run_demo(runtime: &Path, plugin_dir: &Path) -> Result<(), String> {
 
 /// The assemblies `nunit-console` and the tests load, which full-AOT mode needs compiled
 /// ahead of time (Mono names each missing one when it stops; this is that list).
-const FULL_AOT_FRAMEWORK: [&str; 28] = [
+const FULL_AOT_FRAMEWORK: [&str; 29] = [
     "System", "System.Xml", "System.Configuration", "System.Drawing", "System.Runtime.Remoting", "Mono.Security", "System.Security",
     "System.Numerics", "System.Core", "System.Runtime.Serialization.Formatters.Soap", "System.Web", "System.Data", "System.Transactions",
     "System.Web.Services", "System.Design", "System.Windows.Forms", "Mono.WebBrowser", "Mono.Posix", "System.DirectoryServices",
     "Novell.Directory.Ldap", "Mono.Data.Sqlite", "System.Web.ApplicationServices", "System.ComponentModel.DataAnnotations",
-    "nunit.framework", "nunit.core", "nunit.core.interfaces", "nunit.util", "nunit-console-runner",
+    "nunit.framework", "nunit.core", "nunit.core.interfaces", "nunit.util", "nunit-console-runner", "System.Net.Http",
 ];
 
 /// Debian's NUnit 2 console runner.
@@ -294,7 +294,8 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
             continue;
         }
         Step::new(&format!("mono --aot=full {}", assembly.display()), "mono")
-            .args(["--aot=full", "-O=all"])
+            // More trampolines than the default 4096: async code (the LadderClient tests) needs them.
+            .args(["--aot=full,ntrampolines=32768,nrgctx-trampolines=32768,nimt-trampolines=4096", "-O=all"])
             .arg(assembly)
             .env("MONO_PATH", mono_path)
             .quiet()
