@@ -182,9 +182,19 @@ impl RatingSum {
 /// A pool of players rated under one set of [`Rules`].
 ///
 /// In zero-sum mode (`zero_sum_total` configured) the total of all ratings is brought back
-/// to `T` after every match by giving each player `(T - sum R) / N` (002). This costs O(1)
-/// per match: the pool stores each rating relative to a shared offset that absorbs the
-/// adjustment, and keeps the running sum.
+/// to `T` after every match (and every other change: a player set or added, a decay, a
+/// season end, new rules, a load) by giving each player `(T - sum R) / N` (002). This
+/// costs O(1) per match: the pool stores each player's rating `s_i` relative to one shared
+/// offset `o`, and keeps the exact sum of the stored ratings. The arithmetic, which a
+/// reference model in the tests reproduces bit for bit:
+///
+/// * a player's rating is `f32(s_i + o)` (in `f64`, rounded once; `s_i` itself while `o`
+///   is 0);
+/// * a change to rating `r` is stored as `s_i = f32(r - o)` (`r` itself while `o` is 0);
+///   every rating of one match (both players, every team member, every entrant) is
+///   computed from the ratings before the match and stored against the same `o`;
+/// * then `o = (T - S) / N` in `f64`, where `S` is the exact sum of the stored ratings
+///   (see [`Self::total`]) rounded once to `f64`.
 #[derive(Debug, Clone)]
 pub struct Pool {
     pub(crate) rules: Rules,
@@ -444,7 +454,11 @@ impl Pool {
     }
 
     /// Replaces player `index`'s state (placed in a league as
-    /// [`Self::add_player_states`] does).
+    /// [`Self::add_player_states`] does). In a zero-sum pool the total is then brought back
+    /// to `T` at once, as after a match: everybody, the player set included, receives
+    /// `(T - sum R) / N` (setting one of two players at 1500 to 1600 with `T` 3000 gives
+    /// 1550 and 1450). To load many ratings into a zero-sum pool, add them with
+    /// [`Self::add_player_states`] to an empty pool (one shift for all) or load a save.
     ///
     /// # Errors
     /// An index out of range, a non-finite rating or time, or a league the rules do not
@@ -463,6 +477,7 @@ impl Pool {
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
         self.set_cold(index, Cold::of(&state));
+        self.rebalance();
         Ok(())
     }
 
@@ -537,18 +552,29 @@ impl Pool {
             return Ok(());
         }
         for (position, m) in matches.iter().enumerate() {
-            for index in [m.a, m.b] {
-                if index >= len {
-                    return Err(PoolError::IndexOutOfRange { position, index, len });
-                }
-            }
-            if m.a == m.b {
-                return Err(PoolError::SamePlayer { position });
-            }
-            let bad = |error| PoolError::BadOutcome { position, error };
-            check_score(m.outcome.score_a, "score_a").map_err(bad)?;
-            check_score(m.outcome.share_a, "share_a").map_err(bad)?;
+            self.check_match(position, m)?;
         }
+        Ok(())
+    }
+
+    /// Checks one match of a list at `position` (what [`Self::validate`] checks for each):
+    /// for callers that check a list as they read it, before they copy it.
+    ///
+    /// # Errors
+    /// An index out of range, a == b, or a bad score, with the position.
+    pub fn check_match(&self, position: usize, m: &Match) -> Result<(), PoolError> {
+        let len = self.players.len();
+        for index in [m.a, m.b] {
+            if index >= len {
+                return Err(PoolError::IndexOutOfRange { position, index, len });
+            }
+        }
+        if m.a == m.b {
+            return Err(PoolError::SamePlayer { position });
+        }
+        let bad = |error| PoolError::BadOutcome { position, error };
+        check_score(m.outcome.score_a, "score_a").map_err(bad)?;
+        check_score(m.outcome.share_a, "share_a").map_err(bad)?;
         Ok(())
     }
 
@@ -673,7 +699,8 @@ impl Pool {
     /// with 40 fraction bits: exact for every rating of magnitude `2^-17` or more), rounded once to
     /// `f64`, plus `N` times the zero-sum offset. Without zero-sum the offset is 0 and this
     /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
-    /// it is the configured total up to the rounding of the offset. O(1) while the sum is
+    /// it is the configured total up to the rounding of the offset, after every call (a
+    /// pool with players is never left unbalanced). O(1) while the sum is
     /// kept; after a block of matches (not zero-sum) it is recomputed in O(N) until a
     /// `&mut` call keeps it again ([`Self::refresh_total`]).
     #[must_use]
