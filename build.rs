@@ -19,9 +19,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const FFI_SOURCES: [&str; 11] = [
+const FFI_SOURCES: [&str; 13] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
+    "src/ffi/messages.rs",
     "src/ffi/mirror.rs",
     "src/ffi/config.rs",
     "src/ffi/rate.rs",
@@ -30,6 +31,7 @@ const FFI_SOURCES: [&str; 11] = [
     "src/ffi/pool.rs",
     "src/ffi/matchmaker.rs",
     "src/ffi/group.rs",
+    "src/ffi/events.rs",
     "src/ffi/season.rs",
 ];
 
