@@ -62,6 +62,9 @@ impl Sparse {
     }
 }
 
+// SAFETY: the mapping belongs to the value alone; users lock it before they touch it.
+unsafe impl Send for Sparse {}
+
 impl Drop for Sparse {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `new`, unmapped once.
