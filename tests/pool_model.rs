@@ -157,6 +157,61 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// SPEC 7's rule written the plainest way, without the shared offset: every player's
+    /// rating a `double`, each match rated from the ratings before it, then every player
+    /// shifted by `(T - sum) / N`. The pool (which keeps one offset and float ratings, as
+    /// the reference model does bit for bit) stays within float rounding of it, through
+    /// pairs, teams and free-for-alls.
+    #[test]
+    fn zero_sum_pools_follow_the_plain_rule(
+        total in prop::sample::select(vec![6000.0f64, 1000.0, -300.0, 24000.0]),
+        players in 2usize..10,
+        matches in prop::collection::vec((distinct(2..=6), 1usize..6, 0u8..3, any::<bool>()), 1..30),
+    ) {
+        use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
+        use ranking_elo::team::Team;
+        let rules = Config::from_json(&format!(r#"{{"zero_sum_total": {total}}}"#)).unwrap();
+        let mut pool = Pool::new(rules.clone());
+        pool.add_players(players);
+        let mut plain: Vec<f64> = (0..players).map(|i| f64::from(pool.rating(i).unwrap())).collect();
+        for (members, split, result, free_for_all) in matches {
+            let members: Vec<usize> = members.into_iter().map(|m| m as usize % players).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+            if members.len() < 2 {
+                continue;
+            }
+            let outcome = [ranking_elo::Outcome::LOSS, ranking_elo::Outcome::DRAW, ranking_elo::Outcome::WIN][usize::from(result)];
+            let states: Vec<PlayerState> = members.iter().map(|&i| PlayerState::new(plain[i] as f32)).collect();
+            let mut out = states.clone();
+            if free_for_all {
+                let places: Vec<u32> = (0..members.len() as u32).map(|p| p % 3 + 1).map(|p| p.min(members.len() as u32)).collect();
+                rules.rate_placements(&states, &places, &mut out).unwrap();
+                pool.apply_placements(&[PlacementMatch { entrants: &members, places: &places }]).unwrap();
+            } else {
+                let split = split.min(members.len() - 1).max(1);
+                let (a, b) = states.split_at(split);
+                let (out_a, out_b) = out.split_at_mut(split);
+                rules.rate_teams(Team::new(a), Team::new(b), outcome, out_a, out_b).unwrap();
+                pool.apply_teams(&[TeamMatch::new(&members[..split], &members[split..], outcome)]).unwrap();
+            }
+            for (&i, state) in members.iter().zip(&out) {
+                plain[i] = f64::from(state.rating);
+            }
+            let shift = (total - plain.iter().sum::<f64>()) / players as f64;
+            for rating in &mut plain {
+                *rating += shift;
+            }
+            for (i, &want) in plain.iter().enumerate() {
+                let got = f64::from(pool.rating(i).unwrap());
+                prop_assert!((got - want).abs() <= 1e-2, "player {}: pool {} plain rule {}", i, got, want);
+            }
+            prop_assert!((pool.refresh_total() - total).abs() <= 1e-6 * total.abs().max(1.0));
+        }
+    }
+}
+
 /// The worked examples the model must reproduce (a check of the model itself): the audit's
 /// 2v2 in a zero-sum pool, and a set player in one.
 #[test]
