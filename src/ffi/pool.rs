@@ -336,7 +336,9 @@ unsafe fn read_matches(pool: &Pool, player_a: *const i32, player_b: *const i32, 
         // A negative index becomes usize::MAX: reported as out of range with its position.
         let index = |value: i32| usize::try_from(value).unwrap_or(usize::MAX);
         let m = Match::new(index(a[i]), index(b[i]), outcome(i)?);
-        pool.check_match(i, &m).map_err(list_error)?;
+        if !pool.match_is_valid(&m) {
+            pool.check_match(i, &m).map_err(list_error)?;
+        }
         if matches.len() == matches.capacity() {
             let more = matches.len().min(n - i);
             matches.try_reserve(more).map_err(|error| FfiError::new(EloResult::InvalidLength, format!("count {n}: the memory for the matches cannot be had ({error})")))?;
@@ -346,8 +348,9 @@ unsafe fn read_matches(pool: &Pool, player_a: *const i32, player_b: *const i32, 
     Ok(matches)
 }
 
-/// The matches [`read_matches`] reserves room for before it has read any.
-const READ_AHEAD: usize = 1024;
+/// The matches [`read_matches`] reserves room for before it has read any (32 MiB of
+/// address space at most, which costs memory only as matches are written into it).
+const READ_AHEAD: usize = 1 << 20;
 
 /// The shared body of the apply functions: checks the optional outputs (each `n`
 /// elements, overlapping neither each other nor an input), locks the pool, builds the
@@ -377,8 +380,9 @@ unsafe fn apply(
     let wants_events = events.as_ref().is_some_and(EventsOut::wanted);
     let outputs = MatchOutputs { events: wants_events.then_some(&mut changes), ..outputs };
     let mut pool = lock(pool)?;
+    // Every match was checked as it was read.
     let matches = matches(&pool)?;
-    pool.apply(&matches, Some(outputs)).map_err(list_error)?;
+    pool.apply_checked(&matches, Some(outputs)).map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);
     }

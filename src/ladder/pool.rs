@@ -541,13 +541,8 @@ impl Pool {
     /// # Errors
     /// The first invalid match, with its position.
     pub fn validate(&self, matches: &[Match]) -> Result<(), PoolError> {
-        let len = self.players.len();
         // A branch-light pass first; the detailed one below runs only to name a failure.
-        let unit = |x: f64| (0.0..=1.0).contains(&x);
-        #[allow(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
-        let all_valid = matches
-            .iter()
-            .fold(true, |ok, m| ok & (m.a < len) & (m.b < len) & (m.a != m.b) & unit(m.outcome.score_a) & unit(m.outcome.share_a));
+        let all_valid = matches.iter().fold(true, |ok, m| ok & self.match_is_valid(m));
         if all_valid {
             return Ok(());
         }
@@ -555,6 +550,18 @@ impl Pool {
             self.check_match(position, m)?;
         }
         Ok(())
+    }
+
+    /// Whether a match is valid (indices in range, two players, scores in `[0, 1]`),
+    /// branch-free: the fast test [`Self::check_match`] explains when it fails.
+    #[inline(always)]
+    #[must_use]
+    pub fn match_is_valid(&self, m: &Match) -> bool {
+        let len = self.players.len();
+        let unit = |x: f64| (0.0..=1.0).contains(&x);
+        #[allow(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
+        let valid = (m.a < len) & (m.b < len) & (m.a != m.b) & unit(m.outcome.score_a) & unit(m.outcome.share_a);
+        valid
     }
 
     /// Checks one match of a list at `position` (what [`Self::validate`] checks for each):
@@ -586,6 +593,14 @@ impl Pool {
     /// position, or an output of the wrong length.
     pub fn apply(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
         self.validate(matches)?;
+        self.apply_checked(matches, outputs)
+    }
+
+    /// [`Self::apply`] for a list whose every match the caller has already checked with
+    /// [`Self::match_is_valid`] (the C ABI checks each match as it reads it): the range of
+    /// the ratings and the outputs are still checked.
+    pub(crate) fn apply_checked(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
+        debug_assert!(matches.iter().all(|m| self.match_is_valid(m)), "checked matches");
         self.ensure_room(matches.len())?;
         let mut outputs = outputs.unwrap_or_default();
         for (name, output) in [
