@@ -22,9 +22,10 @@ use std::path::{Path, PathBuf};
 #[path = "build/locked.rs"]
 mod locked;
 
-const FFI_SOURCES: [&str; 11] = [
+const FFI_SOURCES: [&str; 13] = [
     "src/ffi/mod.rs",
     "src/ffi/error.rs",
+    "src/ffi/messages.rs",
     "src/ffi/mirror.rs",
     "src/ffi/config.rs",
     "src/ffi/rate.rs",
@@ -33,6 +34,7 @@ const FFI_SOURCES: [&str; 11] = [
     "src/ffi/pool.rs",
     "src/ffi/matchmaker.rs",
     "src/ffi/group.rs",
+    "src/ffi/events.rs",
     "src/ffi/season.rs",
 ];
 

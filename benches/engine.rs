@@ -130,6 +130,29 @@ fn batches(c: &mut Criterion) {
     group.finish();
 }
 
+/// A pool behind the C ABI, freed on drop.
+struct FfiPool(*mut ranking_elo::ffi::EloPool);
+
+impl FfiPool {
+    fn new(json: &str, players: usize) -> Self {
+        use ranking_elo::ffi::*;
+        let (mut config, mut pool, mut first) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
+        unsafe {
+            assert_eq!(elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut config), EloResult::Ok);
+            assert_eq!(elo_pool_new(config, &mut pool), EloResult::Ok);
+            elo_config_free(config);
+            assert_eq!(elo_pool_add_players(pool, players as i32, &mut first), EloResult::Ok);
+        }
+        Self(pool)
+    }
+}
+
+impl Drop for FfiPool {
+    fn drop(&mut self) {
+        unsafe { ranking_elo::ffi::elo_pool_free(self.0) };
+    }
+}
+
 fn pool_apply(c: &mut Criterion) {
     const PLAYERS: usize = 100_000;
     const MATCHES: usize = 1_000_000;
@@ -158,6 +181,18 @@ fn pool_apply(c: &mut Criterion) {
             );
         });
     }
+    // The same list through the C ABI (what C# and C callers run): the arrays are read,
+    // checked and copied into a match list first.
+    let a: Vec<i32> = matches.iter().map(|m| m.a as i32).collect();
+    let b: Vec<i32> = matches.iter().map(|m| m.b as i32).collect();
+    let s: Vec<f32> = matches.iter().map(|m| m.outcome.score_a as f32).collect();
+    group.bench_function("ffi_apply_constant_k", |bench| {
+        bench.iter_batched_ref(
+            || FfiPool::new("{}", PLAYERS),
+            |pool| unsafe { ranking_elo::ffi::elo_pool_apply(pool.0, a.as_ptr(), b.as_ptr(), s.as_ptr(), MATCHES as i32, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()) },
+            BatchSize::LargeInput,
+        );
+    });
     group.finish();
 }
 
@@ -214,6 +249,17 @@ fn group_matches(c: &mut Criterion) {
                 pool
             },
             |pool| pool.apply_teams(&matches),
+            BatchSize::LargeInput,
+        );
+    });
+    // The same list through the C ABI: members and offsets as C# and C give them.
+    let flat: Vec<i32> = members.iter().map(|&m| m as i32).collect();
+    let offsets: Vec<i32> = (0..=2 * MATCHES as i32).map(|i| i * 5).collect();
+    let scores: Vec<f32> = matches.iter().map(|m| m.outcome.score_a as f32).collect();
+    group.bench_function("pool_ffi_apply_100k_5v5", |bench| {
+        bench.iter_batched_ref(
+            || FfiPool::new("{}", PLAYERS),
+            |pool| unsafe { ranking_elo::ffi::elo_pool_apply_teams(pool.0, flat.as_ptr(), offsets.as_ptr(), MATCHES as i32, std::ptr::null(), scores.as_ptr()) },
             BatchSize::LargeInput,
         );
     });

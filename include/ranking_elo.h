@@ -44,7 +44,8 @@ enum EloResult
   ELO_RESULT_BUFFER_TOO_SMALL = 10,
   // The configured K policy needs player state this function does not take.
   ELO_RESULT_K_POLICY_NEEDS_PLAYER_STATE = 11,
-  // Output arrays overlap input arrays other than exactly in place.
+  // An output (an array, or a single value such as a count) overlaps another output or
+  // an input, other than an array updated exactly in place.
   ELO_RESULT_OVERLAPPING_BUFFERS = 12,
   // Text that should be UTF-8 is not.
   ELO_RESULT_INVALID_UTF8 = 13,
@@ -280,32 +281,6 @@ EloResult elo_config_league_of(const struct EloConfig *config, float rating, int
 // not been freed.
 void elo_config_free(struct EloConfig *config);
 
-// The code of the last failure on the calling thread, or `ELO_RESULT_OK` if no call on
-// this thread has failed yet. Successful calls do not reset it.
-EloResult elo_last_error_code(void);
-
-// Copies the message of the last failure on the calling thread into `buffer` as
-// NUL-terminated UTF-8 (an empty string if no call has failed).
-//
-// `*out_len` receives the message length in bytes, without the NUL, whether or not it
-// fits; the call returns `ELO_RESULT_BUFFER_TOO_SMALL` (and writes nothing to `buffer`)
-// when `buffer_len < *out_len + 1`. `buffer` may be NULL with `buffer_len` 0 to ask for
-// the length only. This function never replaces the stored message with its own
-// errors.
-//
-// # Safety
-// `buffer` must be valid for `buffer_len` bytes of writes; `out_len` must be valid for
-// one write.
-EloResult elo_last_error_message(char *buffer, int32_t buffer_len, int32_t *out_len);
-
-// Copies the fixed description of result code `code` into `buffer`, with the same
-// buffer rules as [`elo_last_error_message`]. A value that is not a result code gives
-// the text `unknown result code`.
-//
-// # Safety
-// As [`elo_last_error_message`].
-EloResult elo_result_description(uint32_t code, char *buffer, int32_t buffer_len, int32_t *out_len);
-
 // Rates one match between two teams of player states, in place: `members` holds team A's
 // `count_a` states then team B's `count_b` (1 to 64 each). `weights` is NULL or one weight
 // per member (needed by `team_rating = weighted_mean` and `team_split = weights`);
@@ -478,6 +453,34 @@ EloResult elo_matchmaker_tick_teams(struct EloMatchmaker *matchmaker,
                                     int32_t capacity,
                                     int32_t *out_matches);
 
+// The code of the last failure on the calling thread, or `ELO_RESULT_OK` if no call on
+// this thread has failed yet. Successful calls do not reset it.
+EloResult elo_last_error_code(void);
+
+// Copies the message of the last failure on the calling thread into `buffer` as
+// NUL-terminated UTF-8 (an empty string if no call has failed).
+//
+// `*out_len` receives the message length in bytes, without the NUL, whether or not it
+// fits; the call returns `ELO_RESULT_BUFFER_TOO_SMALL` (and writes nothing to `buffer`)
+// when `buffer_len < *out_len + 1`. `buffer` may be NULL with `buffer_len` 0 to ask for
+// the length only. This function never replaces the stored message with its own
+// errors.
+//
+// `out_len` must not lie inside `buffer` (`ELO_RESULT_OVERLAPPING_BUFFERS`).
+//
+// # Safety
+// `buffer` must be valid for `buffer_len` bytes of writes; `out_len` must be valid for
+// one write.
+EloResult elo_last_error_message(char *buffer, int32_t buffer_len, int32_t *out_len);
+
+// Copies the fixed description of result code `code` into `buffer`, with the same
+// buffer rules as [`elo_last_error_message`]. A value that is not a result code gives
+// the text `unknown result code`.
+//
+// # Safety
+// As [`elo_last_error_message`].
+EloResult elo_result_description(uint32_t code, char *buffer, int32_t buffer_len, int32_t *out_len);
+
 // Probability that player 1 wins: `1 / (1 + 10^((rating_player2 - rating_player1) / 400))`.
 //
 // Mirrors `RankingELO.GetProbabilityWinning`. NaN or infinite input returns NaN.
@@ -562,7 +565,11 @@ EloResult elo_pool_get_player(const struct EloPool *pool,
                               int32_t index,
                               struct EloPlayerState *out_player);
 
-// Replaces player `index`'s state (for example to load ratings from a server).
+// Replaces player `index`'s state (for example to load ratings from a server). In a
+// zero-sum pool everybody, the player set included, then receives `(T - sum) / N`, as
+// after a match, so the total stays `T` (one of two players at 1500 set to 1600 with `T`
+// 3000 gives 1550 and 1450); to load many ratings, add them to an empty pool with
+// `elo_pool_add_player_states` (one shift for all) or load a save.
 //
 // # Safety
 // `pool` must be a live handle; `player` valid for one read.
@@ -875,9 +882,11 @@ EloResult elo_pool_end_season(struct EloPool *pool,
 
 // Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
 // than a previous call's): players inactive past the grace period lose the configured
-// points per day toward the anchor (see the configuration's `decay`). The number of
-// players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
-// `out_events` (at most one per player). O(N).
+// points per day down to the stop, never past it: the highest of the anchor, the decay
+// floor, `decay.min_rating` and the bound of `decay.min_league` (docs/seasons.md). The
+// number of players whose rating moved goes to `*out_decayed` (NULL allowed); demotions
+// to `out_events` (at most one per player). Every output must be memory of its own
+// (`ELO_RESULT_OVERLAPPING_BUFFERS`). O(N).
 //
 // # Safety
 // `pool` must be a live handle; `out_events` valid for `events_capacity` elements,

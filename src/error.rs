@@ -3,11 +3,17 @@
 
 use std::fmt;
 
-/// The largest rating magnitude a caller may give: ratings passed to any function, set in a
-/// pool, read from a save or used in a configuration lie within `±MAX_RATING`
-/// (every setting has a documented range: `docs/configuration.md`, `docs/ranges.md`). With K, `L` and `V` at most
-/// [`MAX_FACTOR`], one match changes a rating by at most [`MAX_CHANGE`], so every result
-/// is a finite `f32`.
+/// The documented bound of every rating and rating-valued setting: ratings passed to any
+/// function, set in a pool or used in a configuration lie within `±1e15` (every setting has a
+/// documented range: `docs/configuration.md`, `docs/ranges.md`). Range checks compare in `f64` against this
+/// value, so a `double` setting of exactly `1e15` is accepted (docs/ranges.md).
+pub const RATING_BOUND: f64 = 1e15;
+
+/// The largest `f32` rating within [`RATING_BOUND`] (999999986991104, the float nearest
+/// `1e15`; no float lies between it and the bound, so comparing a float with it or with
+/// the bound in `f64` gives the same answer). With K, `L` and `V` at most [`MAX_FACTOR`],
+/// one match changes a rating by at most [`MAX_CHANGE`], so every result is a finite
+/// `f32`.
 pub const MAX_RATING: f32 = 1e15;
 
 /// The largest K, `L` (score-share bonus) or `V` (victory bonus), in a configuration or
@@ -147,14 +153,14 @@ pub fn check_finite(value: f64, name: &str) -> Result<f64, Error> {
 /// The range of a rating, in words, for messages.
 pub const RATING_RANGE: &str = "a finite number from -1e15 to 1e15 (MAX_RATING)";
 
-/// Checks a rating given by a caller: finite and within `±`[`MAX_RATING`].
+/// Checks a rating given by a caller: finite and within `±`[`RATING_BOUND`].
 ///
 /// # Errors
 /// [`Error::NotFinite`] for NaN or an infinity, [`Error::OutOfRange`] beyond the range.
 #[inline]
 pub fn check_rating(value: f32, name: &str) -> Result<f32, Error> {
     check_finite(f64::from(value), name)?;
-    if value.abs() <= MAX_RATING {
+    if f64::from(value.abs()) <= RATING_BOUND {
         Ok(value)
     } else {
         Err(Error::OutOfRange { name: name.to_owned(), range: RATING_RANGE, got: Some(shown(f64::from(value))) })
@@ -178,9 +184,26 @@ pub fn shown(value: f64) -> String {
     }
 }
 
-/// Whether `value` is a valid rating (finite, within `±`[`MAX_RATING`]), branch-free.
+/// Whether `value` is a valid rating (finite, within `±`[`RATING_BOUND`]), branch-free:
+/// a comparison of floats with [`MAX_RATING`], which gives the same answer as comparing
+/// in `f64` with the bound (tested).
 #[inline(always)]
 #[must_use]
 pub fn rating_in_range(value: f32) -> bool {
     value.abs() <= MAX_RATING
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_float_bound_is_the_largest_float_within_the_documented_bound() {
+        assert!(f64::from(MAX_RATING) <= RATING_BOUND);
+        assert!(f64::from(MAX_RATING.next_up()) > RATING_BOUND);
+        for value in [MAX_RATING, MAX_RATING.next_up(), -MAX_RATING, 1500.0, f32::MAX, f32::INFINITY, f32::NAN] {
+            assert_eq!(rating_in_range(value), f64::from(value.abs()) <= RATING_BOUND, "{value}");
+            assert_eq!(rating_in_range(value), check_rating(value, "r").is_ok(), "{value}");
+        }
+    }
 }

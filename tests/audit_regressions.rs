@@ -149,14 +149,23 @@ fn the_total_is_the_players_ratings_summed_after_any_calls() {
     let text = save_text(pool);
     assert_eq!(load_text(pool, &text), EloResult::Ok, "{}", last_message());
 
+    // A zero-sum pool keeps its total through every set (issue 18: a set rebalances at
+    // once, everybody receiving (T - sum) / N), and a draw between equals moves nobody.
     let zero_sum = pool_with(r#"{"zero_sum_total":1000}"#, 2);
     assert_eq!(ratings(zero_sum), vec![500.0, 500.0]);
     assert_eq!(set_rating(zero_sum, 0, 1e15), EloResult::Ok);
-    assert_eq!(set_rating(zero_sum, 0, 500.0), EloResult::Ok);
     assert_eq!(total(zero_sum), 1000.0);
+    let shared = ratings(zero_sum);
+    assert!(shared[0] > 4.9e14 && shared[1] < -4.9e14, "the excess is shared by both: {shared:?}");
+    assert_eq!(set_rating(zero_sum, 0, 500.0), EloResult::Ok);
+    assert_eq!(set_rating(zero_sum, 1, 500.0), EloResult::Ok);
+    assert_eq!(total(zero_sum), 1000.0);
+    let even = pool_with(r#"{"zero_sum_total":1000}"#, 2);
     let (a, b, s) = ([0], [1], [0.5f32]);
+    assert_eq!(unsafe { elo_pool_apply(even, a.as_ptr(), b.as_ptr(), s.as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
+    assert_eq!(ratings(even), vec![500.0, 500.0], "a draw between equals changes nothing");
     assert_eq!(unsafe { elo_pool_apply(zero_sum, a.as_ptr(), b.as_ptr(), s.as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
-    assert_eq!(ratings(zero_sum), vec![500.0, 500.0], "a draw between equals changes nothing");
+    assert_eq!(total(zero_sum), 1000.0);
 
     // Random sequences of sets, adds and matches: the total stays the exact sum.
     let mut rng = SplitMix(3);
@@ -187,6 +196,7 @@ fn the_total_is_the_players_ratings_summed_after_any_calls() {
     unsafe {
         elo_pool_free(pool);
         elo_pool_free(zero_sum);
+        elo_pool_free(even);
     }
 }
 

@@ -6,7 +6,7 @@
 //! validated before anything is written: on failure the outputs are untouched and the
 //! message names the first bad element (`score_a[17] must be between 0 and 1`).
 
-use super::args::{arg_len, arg_ref, arg_slice, arg_slice_mut, overlaps};
+use super::args::{arg_len, arg_ref, arg_slice, arg_slice_mut, check_disjoint, Region};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use crate::batch::{self, BatchInput};
@@ -115,28 +115,14 @@ impl BatchArrays {
     /// Refuses outputs that overlap each other or any input, except the exact in-place
     /// case (then the rating arrays count as outputs only).
     fn check_overlaps(&self, n: usize, in_place: bool) -> Result<(), FfiError> {
-        let arrays: [(*const f32, &str, bool); 6] = [
-            (self.out_rating_a.cast_const(), "out_rating_a", true),
-            (self.out_rating_b.cast_const(), "out_rating_b", true),
-            (self.score_a, "score_a", false),
-            (self.k, "k", false),
-            (if in_place { std::ptr::null() } else { self.rating_a }, "rating_a", false),
-            (if in_place { std::ptr::null() } else { self.rating_b }, "rating_b", false),
+        let unless_in_place = |ptr: *const f32| if in_place { std::ptr::null() } else { ptr };
+        let outputs = [("out_rating_a", Region::of(self.out_rating_a.cast_const(), n)), ("out_rating_b", Region::of(self.out_rating_b.cast_const(), n))];
+        let inputs = [
+            ("score_a", Region::of(self.score_a, n)),
+            ("k", Region::of(self.k, n)),
+            ("rating_a", Region::of(unless_in_place(self.rating_a), n)),
+            ("rating_b", Region::of(unless_in_place(self.rating_b), n)),
         ];
-        for (i, &(first, first_name, first_is_output)) in arrays.iter().enumerate() {
-            for &(second, second_name, second_is_output) in &arrays[i + 1..] {
-                let involved = first_is_output || second_is_output;
-                if involved && !first.is_null() && !second.is_null() && overlaps(first, second, n) {
-                    return Err(FfiError::new(
-                        EloResult::OverlappingBuffers,
-                        format!(
-                            "{first_name} overlaps {second_name}: outputs must be separate arrays, \
-                             or exactly the rating arrays for an in-place update"
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
+        check_disjoint(&outputs, &inputs).map_err(|error| FfiError::new(error.code, format!("{} (or exactly the rating arrays, for an update in place)", error.message)))
     }
 }

@@ -2,7 +2,7 @@
 
 use std::os::raw::c_char;
 
-use super::args::{arg_mut, arg_ref, arg_utf8, write_text};
+use super::args::{arg_len, arg_mut, arg_ref, arg_utf8, check_disjoint, write_text, Region};
 use crate::config::{Config, Rules};
 
 /// An immutable, validated rating configuration. Create it with [`elo_config_new`] or
@@ -42,6 +42,8 @@ pub unsafe extern "C" fn elo_config_new(out_config: *mut *mut EloConfig) -> supe
 #[no_mangle]
 pub unsafe extern "C" fn elo_config_from_json(json: *const c_char, json_len: i32, out_config: *mut *mut EloConfig) -> super::EloResult {
     ffi_boundary!(result => {
+        let json_region = Region::of(json, arg_len(json_len, "json_len")?);
+        check_disjoint(&[("out_config", Region::one(out_config.cast_const()))], &[("json", json_region)])?;
         let out = unsafe { arg_mut(out_config, "out_config")? };
         let text = unsafe { arg_utf8(json, json_len, "json")? };
         *out = EloConfig::boxed(Config::from_json(text)?);
@@ -60,7 +62,6 @@ pub unsafe extern "C" fn elo_config_from_json(json: *const c_char, json_len: i32
 pub unsafe extern "C" fn elo_config_to_json(config: *const EloConfig, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> super::EloResult {
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
-        let out_len = unsafe { arg_mut(out_len, "out_len")? };
         unsafe { write_text(&config.rules.config().to_json(), buffer, buffer_len, out_len) }
     })
 }

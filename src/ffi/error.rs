@@ -1,9 +1,9 @@
-//! Result codes, the per-thread last error, and the functions that read it.
+//! Result codes, the failure type every exported function returns, and the per-thread
+//! last error (read through the functions of `messages.rs`). This module depends on no
+//! other part of the C ABI: the argument checks (`args.rs`) build on it.
 
 use std::cell::RefCell;
-use std::os::raw::c_char;
 
-use super::args::{arg_mut, write_text};
 use crate::batch::BatchError;
 use crate::error::Error;
 
@@ -36,7 +36,8 @@ pub enum EloResult {
     BufferTooSmall = 10,
     /// The configured K policy needs player state this function does not take.
     KPolicyNeedsPlayerState = 11,
-    /// Output arrays overlap input arrays other than exactly in place.
+    /// An output (an array, or a single value such as a count) overlaps another output or
+    /// an input, other than an array updated exactly in place.
     OverlappingBuffers = 12,
     /// Text that should be UTF-8 is not.
     InvalidUtf8 = 13,
@@ -110,7 +111,7 @@ impl EloResult {
             Self::InvalidConfig => "a configuration setting is out of range",
             Self::BufferTooSmall => "the buffer is too small",
             Self::KPolicyNeedsPlayerState => "the K policy needs player state",
-            Self::OverlappingBuffers => "output arrays overlap the inputs other than in place",
+            Self::OverlappingBuffers => "an output overlaps another output or an input other than exactly in place",
             Self::InvalidUtf8 => "text is not valid UTF-8",
             Self::SamePlayer => "both players of a match are the same player",
             Self::IndexOutOfRange => "an index is out of range (a player outside the pool, a league the configuration does not have)",
@@ -207,47 +208,7 @@ pub(crate) fn record_error(error: FfiError) {
     LAST_ERROR.with(|last| *last.borrow_mut() = Some(error));
 }
 
-/// The code of the last failure on the calling thread, or `ELO_RESULT_OK` if no call on
-/// this thread has failed yet. Successful calls do not reset it.
-#[no_mangle]
-pub extern "C" fn elo_last_error_code() -> EloResult {
-    ffi_boundary!(value EloResult::Panic => {
-        LAST_ERROR.with(|last| last.borrow().as_ref().map_or(EloResult::Ok, |e| e.code))
-    })
-}
-
-/// Copies the message of the last failure on the calling thread into `buffer` as
-/// NUL-terminated UTF-8 (an empty string if no call has failed).
-///
-/// `*out_len` receives the message length in bytes, without the NUL, whether or not it
-/// fits; the call returns `ELO_RESULT_BUFFER_TOO_SMALL` (and writes nothing to `buffer`)
-/// when `buffer_len < *out_len + 1`. `buffer` may be NULL with `buffer_len` 0 to ask for
-/// the length only. This function never replaces the stored message with its own
-/// errors.
-///
-/// # Safety
-/// `buffer` must be valid for `buffer_len` bytes of writes; `out_len` must be valid for
-/// one write.
-#[no_mangle]
-pub unsafe extern "C" fn elo_last_error_message(buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
-    ffi_boundary!(quiet => {
-        let out_len = unsafe { arg_mut(out_len, "out_len")? };
-        let message = LAST_ERROR.with(|last| last.borrow().as_ref().map(|e| e.message.clone()).unwrap_or_default());
-        unsafe { write_text(&message, buffer, buffer_len, out_len) }
-    })
-}
-
-/// Copies the fixed description of result code `code` into `buffer`, with the same
-/// buffer rules as [`elo_last_error_message`]. A value that is not a result code gives
-/// the text `unknown result code`.
-///
-/// # Safety
-/// As [`elo_last_error_message`].
-#[no_mangle]
-pub unsafe extern "C" fn elo_result_description(code: u32, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
-    ffi_boundary!(result => {
-        let out_len = unsafe { arg_mut(out_len, "out_len")? };
-        let text = EloResult::from_u32(code).map_or("unknown result code", EloResult::description);
-        unsafe { write_text(text, buffer, buffer_len, out_len) }
-    })
+/// A copy of the last error recorded on the calling thread, if any.
+pub(crate) fn last_error() -> Option<FfiError> {
+    LAST_ERROR.with(|last| last.borrow().clone())
 }

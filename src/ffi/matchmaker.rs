@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use super::args::{arg_len, arg_mut, arg_ref, arg_slice_mut, overlaps};
+use super::args::{arg_len, arg_mut, arg_ref, arg_slice_mut, check_disjoint, Region};
 use super::error::{EloResult, FfiError};
 use crate::matchmaking::{JoinError, Matchmaker, MatchmakingSettings};
 
@@ -127,9 +127,12 @@ pub unsafe extern "C" fn elo_matchmaker_tick(
 ) -> EloResult {
     ffi_boundary!(result => {
         let capacity = arg_len(capacity, "capacity")?;
-        if capacity > 0 && overlaps(out_player_a.cast_const(), out_player_b.cast_const(), capacity) {
-            return Err(FfiError::new(EloResult::OverlappingBuffers, "out_player_a and out_player_b overlap"));
-        }
+        let outputs = [
+            ("out_player_a", Region::of(out_player_a.cast_const(), capacity)),
+            ("out_player_b", Region::of(out_player_b.cast_const(), capacity)),
+            ("out_pairs", Region::one(out_pairs.cast_const())),
+        ];
+        check_disjoint(&outputs, &[])?;
         let out_a = unsafe { arg_slice_mut(out_player_a, capacity, "out_player_a")? };
         let out_b = unsafe { arg_slice_mut(out_player_b, capacity, "out_player_b")? };
         let pairs_out = unsafe { arg_mut(out_pairs, "out_pairs")? };
@@ -172,7 +175,9 @@ pub unsafe extern "C" fn elo_matchmaker_tick_teams(
             return Err(FfiError::new(EloResult::OutOfRange, format!("team_size must be from 1 to 64 (got {team_size})")));
         }
         let per_match = 2 * team_size;
-        let out = unsafe { arg_slice_mut(out_players, capacity.saturating_mul(per_match), "out_players")? };
+        let slots = capacity.saturating_mul(per_match);
+        check_disjoint(&[("out_players", Region::of(out_players.cast_const(), slots)), ("out_matches", Region::one(out_matches.cast_const()))], &[])?;
+        let out = unsafe { arg_slice_mut(out_players, slots, "out_players")? };
         let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
         if !now.is_finite() {
             return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));

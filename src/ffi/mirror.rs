@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use super::args::arg_mut;
+use super::args::{arg_mut, check_disjoint, Region};
 use super::error::EloResult;
 use crate::config::Rules;
 use crate::outcome::Outcome;
@@ -70,6 +70,8 @@ pub unsafe extern "C" fn elo_update_player_rankings_score(
     out_rating_player2: *mut f32,
 ) -> EloResult {
     ffi_boundary!(result => {
+        let outputs = [("out_rating_player1", Region::one(out_rating_player1.cast_const())), ("out_rating_player2", Region::one(out_rating_player2.cast_const()))];
+        check_disjoint(&outputs, &[])?;
         let out_1 = unsafe { arg_mut(out_rating_player1, "out_rating_player1")? };
         let out_2 = unsafe { arg_mut(out_rating_player2, "out_rating_player2")? };
         let names = [("score_a", "score_player1"), ("rating_a", "rating_player1"), ("rating_b", "rating_player2"), ("k_a", "multiplier")];

@@ -9,7 +9,14 @@
 //!   argument or JSON field) into a caller buffer; it is per thread;
 //! * every body runs inside `ffi_boundary!`: a Rust panic never unwinds into the caller
 //!   (it becomes `ELO_RESULT_PANIC`, or NaN for the two tutorial mirrors);
-//! * pointers, lengths and numbers are checked through the helpers of `args.rs`;
+//! * pointers, lengths and numbers are checked through the helpers of `args.rs`, and all
+//!   the caller memory a function writes (arrays and single outputs such as counts) must
+//!   not overlap anything else it reads or writes (`ELO_RESULT_OVERLAPPING_BUFFERS`);
+//! * sizes a caller gives are checked against the shapes that bound them (team sizes,
+//!   entrant counts, offsets) before anything is copied, and copies are reserved without
+//!   aborting when memory is short;
+//! * modules depend one way: `error` (codes) ← `args` (checks) ← `events` ← `pool` ←
+//!   `season`, `group`; nothing below imports anything above it;
 //! * apart from the two mirrors of the tutorial class (which return `float` and
 //!   [`EloVector2`] by value, like the C# originals), every function takes and returns only
 //!   primitives, pointers and handles, with flags as `uint8_t`, so Unity's Burst compiler
@@ -27,8 +34,10 @@ pub mod args;
 pub mod batch;
 pub mod config;
 pub mod error;
+pub mod events;
 pub mod group;
 pub mod matchmaker;
+pub mod messages;
 pub mod mirror;
 pub mod pool;
 pub mod rate;
@@ -37,8 +46,10 @@ pub mod season;
 pub use batch::*;
 pub use config::*;
 pub use error::*;
+pub use events::*;
 pub use group::*;
 pub use matchmaker::*;
+pub use messages::*;
 pub use mirror::*;
 pub use pool::*;
 pub use rate::*;

@@ -9,11 +9,11 @@ use std::os::raw::c_char;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use super::args::{arg_len, arg_mut, arg_rating, arg_ref, arg_slice, arg_slice_mut, arg_utf8, write_text, Region};
+use super::args::{arg_len, arg_mut, arg_rating, arg_ref, arg_slice, arg_slice_mut, arg_utf8, check_disjoint, reserve, write_text, Region};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
+use super::events::EventsOut;
 use super::rate::EloPlayerState;
-use super::season::EventsOut;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 use crate::pool::{Match, MatchOutputs, Pool, PoolError};
@@ -123,13 +123,15 @@ pub unsafe extern "C" fn elo_pool_add_players(pool: *mut EloPool, count: i32, ou
 pub unsafe extern "C" fn elo_pool_add_player_states(pool: *mut EloPool, states: *const EloPlayerState, count: i32, out_first_index: *mut i32) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
+        check_disjoint(&[("out_first_index", Region::one(out_first_index.cast_const()))], &[("states", Region::of(states, n))])?;
         let states = unsafe { arg_slice(states, n, "states")? };
         let out = unsafe { arg_mut(out_first_index, "out_first_index")? };
-        let converted: Vec<PlayerState> = states.iter().map(PlayerState::from).collect();
         let mut pool = lock(pool)?;
         if pool.len() + n > i32::MAX as usize {
             return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
         }
+        let mut converted = reserve(n, "states")?;
+        converted.extend(states.iter().map(PlayerState::from));
         *out = count_out(pool.add_player_states(&converted)?);
         Ok(())
     })
@@ -163,7 +165,11 @@ pub unsafe extern "C" fn elo_pool_get_player(pool: *const EloPool, index: i32, o
     })
 }
 
-/// Replaces player `index`'s state (for example to load ratings from a server).
+/// Replaces player `index`'s state (for example to load ratings from a server). In a
+/// zero-sum pool everybody, the player set included, then receives `(T - sum) / N`, as
+/// after a match, so the total stays `T` (one of two players at 1500 set to 1600 with `T`
+/// 3000 gives 1550 and 1450); to load many ratings, add them to an empty pool with
+/// `elo_pool_add_player_states` (one shift for all) or load a save.
 ///
 /// # Safety
 /// `pool` must be a live handle; `player` valid for one read.
@@ -257,6 +263,11 @@ pub unsafe extern "C" fn elo_pool_apply(
     })
 }
 
+/// The caller memory a list of scored matches reads, for the overlap checks.
+pub(crate) fn score_inputs<'a>(player_a: *const i32, player_b: *const i32, score_a: *const f32, n: usize) -> [(&'a str, Region); 3] {
+    [("player_a", Region::of(player_a, n)), ("player_b", Region::of(player_b, n)), ("score_a", Region::of(score_a, n))]
+}
+
 /// The body of [`elo_pool_apply`] and `elo_pool_apply_events`.
 pub(crate) unsafe fn apply_scores(
     pool: *mut EloPool,
@@ -267,11 +278,11 @@ pub(crate) unsafe fn apply_scores(
     outputs: [*mut f32; 3],
     events: Option<EventsOut<'_>>,
 ) -> Result<(), FfiError> {
-    let scores = unsafe { arg_slice(score_a, n, "score_a")? };
-    let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
+    let inputs = score_inputs(player_a, player_b, score_a, n);
     unsafe {
-        apply(pool, n, &inputs, outputs, events, |_| {
-            read_matches(player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
+        apply(pool, n, &inputs, outputs, events, |pool| {
+            let scores = arg_slice(score_a, n, "score_a")?;
+            read_matches(pool, player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
         })
     }
 }
@@ -297,13 +308,13 @@ pub unsafe extern "C" fn elo_pool_apply_points(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        let scored_a = unsafe { arg_slice(points_a, n, "points_a")? };
-        let scored_b = unsafe { arg_slice(points_b, n, "points_b")? };
-        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(points_a, n), Region::of(points_b, n)];
+        let inputs = [("player_a", Region::of(player_a, n)), ("player_b", Region::of(player_b, n)), ("points_a", Region::of(points_a, n)), ("points_b", Region::of(points_b, n))];
         unsafe {
-            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], None, |rules| {
-                read_matches(player_a, player_b, n, |i| {
-                    rules.outcome_from_points(f64::from(scored_a[i]), f64::from(scored_b[i])).map_err(|error| {
+            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], None, |pool| {
+                let scored_a = arg_slice(points_a, n, "points_a")?;
+                let scored_b = arg_slice(points_b, n, "points_b")?;
+                read_matches(pool, player_a, player_b, n, |i| {
+                    pool.rules().outcome_from_points(f64::from(scored_a[i]), f64::from(scored_b[i])).map_err(|error| {
                         let inner = FfiError::from(error);
                         FfiError::new(inner.code, format!("matches[{i}]: {}; nothing was applied", inner.message))
                     })
@@ -314,44 +325,48 @@ pub unsafe extern "C" fn elo_pool_apply_points(
 }
 
 /// Reads the match list; `outcome(i)` gives match `i`'s outcome or the error to report.
-unsafe fn read_matches(player_a: *const i32, player_b: *const i32, n: usize, outcome: impl Fn(usize) -> Result<Outcome, FfiError>) -> Result<Vec<Match>, FfiError> {
+/// Each match is checked against the pool as it is read, and the copy grows only with
+/// matches already read (reserved without aborting): a list sized near `INT32_MAX` whose
+/// first match is bad costs nothing, and a long one costs only what it holds.
+unsafe fn read_matches(pool: &Pool, player_a: *const i32, player_b: *const i32, n: usize, outcome: impl Fn(usize) -> Result<Outcome, FfiError>) -> Result<Vec<Match>, FfiError> {
     let a = unsafe { arg_slice(player_a, n, "player_a")? };
     let b = unsafe { arg_slice(player_b, n, "player_b")? };
-    let mut matches = Vec::with_capacity(n);
+    let mut matches: Vec<Match> = reserve(n.min(READ_AHEAD), "count")?;
     for i in 0..n {
         // A negative index becomes usize::MAX: reported as out of range with its position.
         let index = |value: i32| usize::try_from(value).unwrap_or(usize::MAX);
-        matches.push(Match::new(index(a[i]), index(b[i]), outcome(i)?));
+        let m = Match::new(index(a[i]), index(b[i]), outcome(i)?);
+        if !pool.match_is_valid(&m) {
+            pool.check_match(i, &m).map_err(list_error)?;
+        }
+        if matches.len() == matches.capacity() {
+            let more = matches.len().min(n - i);
+            matches.try_reserve(more).map_err(|error| FfiError::new(EloResult::InvalidLength, format!("count {n}: the memory for the matches cannot be had ({error})")))?;
+        }
+        matches.push(m);
     }
     Ok(matches)
 }
 
+/// The matches [`read_matches`] reserves room for before it has read any (32 MiB of
+/// address space at most, which costs memory only as matches are written into it).
+const READ_AHEAD: usize = 1 << 20;
+
 /// The shared body of the apply functions: checks the optional outputs (each `n`
 /// elements, overlapping neither each other nor an input), locks the pool, builds the
-/// match list with the pool's rules and applies it atomically.
+/// match list with the pool (checking each match as it is read) and applies it
+/// atomically.
 unsafe fn apply(
     pool: *mut EloPool,
     n: usize,
-    inputs: &[Region],
+    inputs: &[(&str, Region)],
     outputs: [*mut f32; 3],
     events: Option<EventsOut<'_>>,
-    matches: impl FnOnce(&crate::config::Rules) -> Result<Vec<Match>, FfiError>,
+    matches: impl FnOnce(&Pool) -> Result<Vec<Match>, FfiError>,
 ) -> Result<(), FfiError> {
     let names = ["out_delta_a", "out_delta_b", "out_expected_a"];
-    for (i, out) in outputs.iter().enumerate() {
-        if out.is_null() {
-            continue;
-        }
-        let region = Region::of(out.cast_const(), n);
-        let clash = outputs[..i]
-            .iter()
-            .position(|o| !o.is_null() && region.overlaps(Region::of(o.cast_const(), n)))
-            .map(|j| names[j])
-            .or_else(|| inputs.iter().any(|input| region.overlaps(*input)).then_some("an input array"));
-        if let Some(other) = clash {
-            return Err(FfiError::new(EloResult::OverlappingBuffers, format!("{} overlaps {other}", names[i])));
-        }
-    }
+    let regions = [0, 1, 2].map(|i| (names[i], Region::of(outputs[i].cast_const(), n)));
+    check_disjoint(&regions, inputs)?;
     let optional = |ptr: *mut f32, name: &str| -> Result<Option<&mut [f32]>, FfiError> {
         if ptr.is_null() { Ok(None) } else { Ok(Some(unsafe { arg_slice_mut(ptr, n, name)? })) }
     };
@@ -365,8 +380,9 @@ unsafe fn apply(
     let wants_events = events.as_ref().is_some_and(EventsOut::wanted);
     let outputs = MatchOutputs { events: wants_events.then_some(&mut changes), ..outputs };
     let mut pool = lock(pool)?;
-    let matches = matches(pool.rules())?;
-    pool.apply(&matches, Some(outputs)).map_err(list_error)?;
+    // Every match was checked as it was read.
+    let matches = matches(&pool)?;
+    pool.apply_checked(&matches, Some(outputs)).map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);
     }
@@ -406,6 +422,7 @@ pub unsafe extern "C" fn elo_pool_bottom(pool: *const EloPool, n: i32, out_indic
 
 unsafe fn extreme(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count: *mut i32, best: bool) -> Result<(), FfiError> {
     let n = arg_len(n, "n")?;
+    check_disjoint(&[("out_indices", Region::of(out_indices.cast_const(), n)), ("out_count", Region::one(out_count.cast_const()))], &[])?;
     let out = unsafe { arg_slice_mut(out_indices, n, "out_indices")? };
     let count = unsafe { arg_mut(out_count, "out_count")? };
     let pool = lock(pool)?;
@@ -450,6 +467,7 @@ pub unsafe extern "C" fn elo_pool_league_of(pool: *const EloPool, index: i32, ou
 pub unsafe extern "C" fn elo_pool_league_counts(pool: *const EloPool, out_counts: *mut i32, capacity: i32, out_leagues: *mut i32) -> EloResult {
     ffi_boundary!(result => {
         let capacity = arg_len(capacity, "capacity")?;
+        check_disjoint(&[("out_counts", Region::of(out_counts.cast_const(), capacity)), ("out_leagues", Region::one(out_leagues.cast_const()))], &[])?;
         let leagues = unsafe { arg_mut(out_leagues, "out_leagues")? };
         let counts = lock(pool)?.league_counts();
         *leagues = count_out(counts.len());
@@ -486,7 +504,6 @@ pub unsafe extern "C" fn elo_pool_total(pool: *const EloPool, out_total: *mut f6
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_to_json(pool: *const EloPool, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let out_len = unsafe { arg_mut(out_len, "out_len")? };
         let text = crate::save::to_json(&*lock(pool)?);
         unsafe { write_text(&text, buffer, buffer_len, out_len) }
     })

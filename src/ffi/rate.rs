@@ -1,7 +1,7 @@
 //! Single matches under a configuration: by rating alone, with K given, or with full
 //! player state.
 
-use super::args::{arg_rating, arg_mut, arg_ref};
+use super::args::{arg_mut, arg_rating, arg_ref, check_disjoint, Region};
 use super::config::EloConfig;
 use super::error::{EloResult, FfiError};
 use crate::outcome::Outcome;
@@ -203,6 +203,7 @@ unsafe fn rate_players(config: *const EloConfig, player_a: *mut EloPlayerState, 
     if std::ptr::eq(player_a, player_b) && !player_a.is_null() {
         return Err(FfiError::new(EloResult::SamePlayer, "player_a and player_b point to the same state"));
     }
+    check_disjoint(&[("player_a", Region::one(player_a.cast_const())), ("player_b", Region::one(player_b.cast_const()))], &[])?;
     let state_a = PlayerState::from(unsafe { arg_ref(player_a, "player_a")? });
     let state_b = PlayerState::from(unsafe { arg_ref(player_b, "player_b")? });
     let (new_a, new_b) = config.rules.rate_players(&state_a, &state_b, outcome)?;
@@ -211,7 +212,9 @@ unsafe fn rate_players(config: *const EloConfig, player_a: *mut EloPlayerState, 
     Ok(())
 }
 
-unsafe fn write_pair(out_a: *mut f32, out_b: *mut f32, a: f32, b: f32) -> Result<(), FfiError> {
+/// Writes a pair of new ratings to two separate outputs.
+pub(crate) unsafe fn write_pair(out_a: *mut f32, out_b: *mut f32, a: f32, b: f32) -> Result<(), FfiError> {
+    check_disjoint(&[("out_rating_a", Region::one(out_a.cast_const())), ("out_rating_b", Region::one(out_b.cast_const()))], &[])?;
     let out_a = unsafe { arg_mut(out_a, "out_rating_a")? };
     let out_b = unsafe { arg_mut(out_b, "out_rating_b")? };
     *out_a = a;

@@ -1,34 +1,14 @@
-//! Seasons through the C ABI: the pool's clock, league-change events, season ends with
-//! records and soft reset, and inactivity decay (issue 13).
-//!
-//! Events go to a caller's array of `events_capacity` elements; `*out_event_count`
-//! receives how many happened, which may exceed the capacity: then only the first
-//! `events_capacity` were written (size the array to the bound each function documents
-//! to never lose one). The pool's change itself never depends on the array.
+//! Seasons through the C ABI: the pool's clock, league-change events (`events.rs`),
+//! season ends with records and soft reset, and inactivity decay (issue 13).
 
 use std::os::raw::c_char;
 use std::path::Path;
 
 use super::args::{arg_len, arg_mut, arg_slice_mut, arg_utf8, Region};
 use super::error::{EloResult, FfiError};
+use super::events::{index, EloLeagueChange, EventsOut};
 use super::pool::{lock, EloPool};
-use crate::rating::standing::LeagueChange;
 use crate::season::SeasonRecord;
-
-/// A promotion or demotion ("Promoted to Gold!").
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EloLeagueChange {
-    /// Position of the match in the list that caused it; for a season end or a decay, the
-    /// player's index.
-    pub position: i32,
-    /// The player's index in the pool.
-    pub player: i32,
-    /// League held before (0 = lowest).
-    pub from_league: i32,
-    /// League held after; above `from_league` for a promotion.
-    pub to_league: i32,
-}
 
 /// One player's season, as `elo_pool_end_season` reports it before the reset.
 #[repr(C)]
@@ -50,16 +30,6 @@ pub struct EloSeasonRecord {
     pub wins: u32,
 }
 
-fn index(value: usize) -> i32 {
-    i32::try_from(value).unwrap_or(i32::MAX)
-}
-
-impl From<&LeagueChange> for EloLeagueChange {
-    fn from(change: &LeagueChange) -> Self {
-        Self { position: index(change.position), player: index(change.player), from_league: index(change.from as usize), to_league: index(change.to as usize) }
-    }
-}
-
 impl From<&SeasonRecord> for EloSeasonRecord {
     fn from(r: &SeasonRecord) -> Self {
         Self {
@@ -70,48 +40,6 @@ impl From<&SeasonRecord> for EloSeasonRecord {
             peak_league: index(r.peak_league as usize),
             games: r.games,
             wins: r.wins,
-        }
-    }
-}
-
-/// A caller's event array, checked: `capacity` elements at `events` (NULL with capacity
-/// 0 for none), the count to `out_count` (NULL when no array is given).
-pub(crate) struct EventsOut<'a> {
-    slots: &'a mut [EloLeagueChange],
-    count: Option<&'a mut i32>,
-}
-
-impl EventsOut<'_> {
-    /// Checks the arguments; `inputs` are the regions the array must not overlap.
-    pub(crate) unsafe fn new(events: *mut EloLeagueChange, capacity: i32, out_count: *mut i32, inputs: &[Region]) -> Result<Self, FfiError> {
-        let capacity = arg_len(capacity, "events_capacity")?;
-        let wanted = !events.is_null() || capacity > 0;
-        if !wanted {
-            let count = if out_count.is_null() { None } else { Some(unsafe { arg_mut(out_count, "out_event_count")? }) };
-            return Ok(Self { slots: &mut [], count });
-        }
-        let region = Region::of(events.cast_const(), capacity);
-        let count_region = Region::of(out_count.cast_const(), 1);
-        if inputs.iter().any(|input| region.overlaps(*input)) || region.overlaps(count_region) {
-            return Err(FfiError::new(EloResult::OverlappingBuffers, "out_events overlaps an input array or out_event_count"));
-        }
-        let slots = unsafe { arg_slice_mut(events, capacity, "out_events")? };
-        let count = Some(unsafe { arg_mut(out_count, "out_event_count")? });
-        Ok(Self { slots, count })
-    }
-
-    /// Whether the caller wants events at all.
-    pub(crate) fn wanted(&self) -> bool {
-        self.count.is_some()
-    }
-
-    /// Writes the events that fit and the total count.
-    pub(crate) fn write(self, changes: &[LeagueChange]) {
-        for (slot, change) in self.slots.iter_mut().zip(changes) {
-            *slot = EloLeagueChange::from(change);
-        }
-        if let Some(count) = self.count {
-            *count = index(changes.len());
         }
     }
 }
@@ -164,8 +92,8 @@ pub unsafe extern "C" fn elo_pool_apply_events(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        let inputs = [Region::of(player_a, n), Region::of(player_b, n), Region::of(score_a, n)];
-        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &inputs)? };
+        let inputs = super::pool::score_inputs(player_a, player_b, score_a, n);
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[], &inputs)? };
         unsafe { super::pool::apply_scores(pool, player_a, player_b, score_a, n, [std::ptr::null_mut(); 3], Some(events)) }
     })
 }
@@ -195,8 +123,10 @@ pub unsafe extern "C" fn elo_pool_end_season(
 ) -> EloResult {
     ffi_boundary!(result => {
         let records_len = arg_len(records_len, "records_len")?;
-        let records_region = Region::of(out_records.cast_const(), if out_records.is_null() { 0 } else { records_len });
-        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[records_region])? };
+        let path_len = if json_path.is_null() { 0 } else { arg_len(json_path_len, "json_path_len")? };
+        let records = [("out_records", Region::of(out_records.cast_const(), records_len))];
+        let path_region = [("json_path", Region::of(json_path, path_len))];
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &records, &path_region)? };
         let path = if json_path.is_null() { None } else { Some(unsafe { arg_utf8(json_path, json_path_len, "json_path")? }) };
         let mut pool = lock(pool)?;
         let records_out = if out_records.is_null() {
@@ -225,9 +155,11 @@ pub unsafe extern "C" fn elo_pool_end_season(
 
 /// Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
 /// than a previous call's): players inactive past the grace period lose the configured
-/// points per day toward the anchor (see the configuration's `decay`). The number of
-/// players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
-/// `out_events` (at most one per player). O(N).
+/// points per day down to the stop, never past it: the highest of the anchor, the decay
+/// floor, `decay.min_rating` and the bound of `decay.min_league` (docs/seasons.md). The
+/// number of players whose rating moved goes to `*out_decayed` (NULL allowed); demotions
+/// to `out_events` (at most one per player). Every output must be memory of its own
+/// (`ELO_RESULT_OVERLAPPING_BUFFERS`). O(N).
 ///
 /// # Safety
 /// `pool` must be a live handle; `out_events` valid for `events_capacity` elements,
@@ -242,8 +174,8 @@ pub unsafe extern "C" fn elo_pool_apply_decay(
     out_decayed: *mut i32,
 ) -> EloResult {
     ffi_boundary!(result => {
-        let decayed_region = Region::of(out_decayed.cast_const(), usize::from(!out_decayed.is_null()));
-        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[decayed_region])? };
+        let decayed = [("out_decayed", Region::one(out_decayed.cast_const()))];
+        let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &decayed, &[])? };
         let decayed_out = if out_decayed.is_null() { None } else { Some(unsafe { arg_mut(out_decayed, "out_decayed")? }) };
         let mut changes = Vec::new();
         let moved = lock(pool)?.apply_decay(now, events.wanted().then_some(&mut changes))?;

@@ -1,6 +1,8 @@
 //! Team matches and free-for-all placements applied to a [`Pool`]: lists applied in order,
-//! atomically (the whole list is checked first; on any bad match nothing changes and the
-//! error names its position), with zero-sum totals kept after every match, as for pairs.
+//! atomically (the whole list is checked first, each match's sizes before anything else;
+//! on any bad match nothing changes and the error names its position). Each match is one
+//! step, as a pair match is: every member's new rating is computed from the ratings before
+//! the match, all are stored, then a zero-sum pool is rebalanced once.
 //!
 //! ```
 //! use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
@@ -91,18 +93,19 @@ impl Pool {
     }
 
     /// Writes new current states back for players `indices` (relative to the offset,
-    /// keeping the exact sum, stamped with the clock, league changes reported), then
-    /// rebalances a zero-sum pool.
+    /// keeping the exact sum, stamped with the clock, league changes reported). The caller
+    /// rebalances a zero-sum pool once the whole match is stored: a rating computed before
+    /// a shift must be stored against the offset it was computed with.
     fn store(&mut self, position: usize, indices: &[usize], states: &[PlayerState], mut events: Option<&mut Vec<LeagueChange>>) {
         for (&index, state) in indices.iter().zip(states) {
             self.store_played(position, index, *state, events.as_deref_mut());
         }
-        self.rebalance();
     }
 
-    /// Applies team matches in order, atomically: every match is checked first (indices in
-    /// range, no player twice in a match, team sizes 1 to 64, weights, the outcome); on any
-    /// bad match nothing changes and the error gives its position.
+    /// Applies team matches in order, atomically: every match is checked first (team sizes 1
+    /// to 64, weights, the outcome, then indices in range and no player twice in a match);
+    /// on any bad match nothing changes and the error gives its position. In a zero-sum pool
+    /// everybody receives `(T - sum) / N` after each match, as after a pair match.
     ///
     /// # Errors
     /// The first bad match, with its position.
@@ -122,15 +125,16 @@ impl Pool {
     fn apply_teams_reporting(&mut self, matches: &[TeamMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
         let (mut a, mut b, mut both) = (Vec::new(), Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
-            // Both teams at once, so that a player in both is refused too.
-            both.clear();
-            both.extend(m.team_a.iter().chain(m.team_b).copied());
-            self.check_indices(position, &both)?;
             let bad = |error: Error| PoolError::BadOutcome { position, error };
+            // Sizes first: nothing is copied for a team of a million members.
             self.rules.check_team_shape(m.team_a.len(), m.weights_a, "team_a").map_err(bad)?;
             self.rules.check_team_shape(m.team_b.len(), m.weights_b, "team_b").map_err(bad)?;
             crate::outcome::check_score(m.outcome.score_a, "score_a").map_err(bad)?;
             crate::outcome::check_score(m.outcome.share_a, "share_a").map_err(bad)?;
+            // Both teams at once, so that a player in both is refused too.
+            both.clear();
+            both.extend(m.team_a.iter().chain(m.team_b).copied());
+            self.check_indices(position, &both)?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * TEAM_CHANGE)?;
         let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
@@ -150,13 +154,15 @@ impl Pool {
             self.rules.rate_teams_unchecked(team_a, team_b, m.outcome, &mut out_a, &mut out_b);
             self.store(position, m.team_a, &out_a, events.as_deref_mut());
             self.store(position, m.team_b, &out_b, events.as_deref_mut());
+            self.rebalance();
         }
         Ok(())
     }
 
     /// Applies free-for-all matches in order, atomically: every match is checked first (2 to
-    /// 256 entrants, indices in range, no player twice, places from 1 to N); on any bad
-    /// match nothing changes and the error gives its position.
+    /// 256 entrants and places from 1 to N, then indices in range and no player twice); on
+    /// any bad match nothing changes and the error gives its position. In a zero-sum pool
+    /// everybody receives `(T - sum) / N` after each match.
     ///
     /// # Errors
     /// The first bad match, with its position.
@@ -176,8 +182,8 @@ impl Pool {
     fn apply_placements_reporting(&mut self, matches: &[PlacementMatch<'_>], mut events: Option<&mut Vec<LeagueChange>>) -> Result<(), PoolError> {
         let mut states = Vec::new();
         for (position, m) in matches.iter().enumerate() {
-            self.check_indices(position, m.entrants)?;
             crate::config::Rules::check_placements_shape(m.entrants.len(), m.places).map_err(|error| PoolError::BadOutcome { position, error })?;
+            self.check_indices(position, m.entrants)?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * PLACEMENT_CHANGE)?;
         let (mut out, mut scratch) = (Vec::new(), Vec::new());
@@ -192,6 +198,7 @@ impl Pool {
             scratch.resize(3 * states.len(), 0.0);
             self.rules.rate_placements_unchecked(&states, m.places, &mut scratch, &mut out);
             self.store(position, m.entrants, &out, events.as_deref_mut());
+            self.rebalance();
         }
         Ok(())
     }

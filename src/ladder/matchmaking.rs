@@ -60,7 +60,7 @@ pub const MAX_CANDIDATES: u32 = 2 * SCAN_LIMIT as u32;
 
 /// The largest accepted distance or growth per second: twice the rating range, beyond
 /// which every pair of valid ratings is already within reach.
-pub const MAX_DISTANCE: f64 = 2.0 * crate::error::MAX_RATING as f64;
+pub const MAX_DISTANCE: f64 = 2.0 * crate::error::RATING_BOUND;
 
 impl MatchmakingSettings {
     /// Checks the settings.

@@ -194,9 +194,19 @@ impl RatingSum {
 /// A pool of players rated under one set of [`Rules`].
 ///
 /// In zero-sum mode (`zero_sum_total` configured) the total of all ratings is brought back
-/// to `T` after every match by giving each player `(T - sum R) / N` (002). This costs O(1)
-/// per match: the pool stores each rating relative to a shared offset that absorbs the
-/// adjustment, and keeps the running sum.
+/// to `T` after every match (and every other change: a player set or added, a decay, a
+/// season end, new rules, a load) by giving each player `(T - sum R) / N` (002). This
+/// costs O(1) per match: the pool stores each player's rating `s_i` relative to one shared
+/// offset `o`, and keeps the exact sum of the stored ratings. The arithmetic, which a
+/// reference model in the tests reproduces bit for bit:
+///
+/// * a player's rating is `f32(s_i + o)` (in `f64`, rounded once; `s_i` itself while `o`
+///   is 0);
+/// * a change to rating `r` is stored as `s_i = f32(r - o)` (`r` itself while `o` is 0);
+///   every rating of one match (both players, every team member, every entrant) is
+///   computed from the ratings before the match and stored against the same `o`;
+/// * then `o = (T - S) / N` in `f64`, where `S` is the exact sum of the stored ratings
+///   (see [`Self::total`]) rounded once to `f64`.
 #[derive(Debug, Clone)]
 pub struct Pool {
     pub(crate) rules: Rules,
@@ -489,7 +499,11 @@ impl Pool {
     }
 
     /// Replaces player `index`'s state (placed in a league as
-    /// [`Self::add_player_states`] does).
+    /// [`Self::add_player_states`] does). In a zero-sum pool the total is then brought back
+    /// to `T` at once, as after a match: everybody, the player set included, receives
+    /// `(T - sum R) / N` (setting one of two players at 1500 to 1600 with `T` 3000 gives
+    /// 1550 and 1450). To load many ratings into a zero-sum pool, add them with
+    /// [`Self::add_player_states`] to an empty pool (one shift for all) or load a save.
     ///
     /// # Errors
     /// An index out of range, a non-finite rating or time, or a league the rules do not
@@ -508,6 +522,7 @@ impl Pool {
         self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
         self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
         self.set_cold(index, Cold::of(&state));
+        self.rebalance();
         Ok(())
     }
 
@@ -571,29 +586,47 @@ impl Pool {
     /// # Errors
     /// The first invalid match, with its position.
     pub fn validate(&self, matches: &[Match]) -> Result<(), PoolError> {
-        let len = self.players.len();
         // A branch-light pass first; the detailed one below runs only to name a failure.
-        let unit = |x: f64| (0.0..=1.0).contains(&x);
-        #[allow(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
-        let all_valid = matches
-            .iter()
-            .fold(true, |ok, m| ok & (m.a < len) & (m.b < len) & (m.a != m.b) & unit(m.outcome.score_a) & unit(m.outcome.share_a));
+        let all_valid = matches.iter().fold(true, |ok, m| ok & self.match_is_valid(m));
         if all_valid {
             return Ok(());
         }
         for (position, m) in matches.iter().enumerate() {
-            for index in [m.a, m.b] {
-                if index >= len {
-                    return Err(PoolError::IndexOutOfRange { position, index, len });
-                }
-            }
-            if m.a == m.b {
-                return Err(PoolError::SamePlayer { position });
-            }
-            let bad = |error| PoolError::BadOutcome { position, error };
-            check_score(m.outcome.score_a, "score_a").map_err(bad)?;
-            check_score(m.outcome.share_a, "share_a").map_err(bad)?;
+            self.check_match(position, m)?;
         }
+        Ok(())
+    }
+
+    /// Whether a match is valid (indices in range, two players, scores in `[0, 1]`),
+    /// branch-free: the fast test [`Self::check_match`] explains when it fails.
+    #[inline(always)]
+    #[must_use]
+    pub fn match_is_valid(&self, m: &Match) -> bool {
+        let len = self.players.len();
+        let unit = |x: f64| (0.0..=1.0).contains(&x);
+        #[allow(clippy::needless_bitwise_bool, reason = "branch-free on purpose")]
+        let valid = (m.a < len) & (m.b < len) & (m.a != m.b) & unit(m.outcome.score_a) & unit(m.outcome.share_a);
+        valid
+    }
+
+    /// Checks one match of a list at `position` (what [`Self::validate`] checks for each):
+    /// for callers that check a list as they read it, before they copy it.
+    ///
+    /// # Errors
+    /// An index out of range, a == b, or a bad score, with the position.
+    pub fn check_match(&self, position: usize, m: &Match) -> Result<(), PoolError> {
+        let len = self.players.len();
+        for index in [m.a, m.b] {
+            if index >= len {
+                return Err(PoolError::IndexOutOfRange { position, index, len });
+            }
+        }
+        if m.a == m.b {
+            return Err(PoolError::SamePlayer { position });
+        }
+        let bad = |error| PoolError::BadOutcome { position, error };
+        check_score(m.outcome.score_a, "score_a").map_err(bad)?;
+        check_score(m.outcome.share_a, "share_a").map_err(bad)?;
         Ok(())
     }
 
@@ -605,6 +638,14 @@ impl Pool {
     /// position, or an output of the wrong length.
     pub fn apply(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
         self.validate(matches)?;
+        self.apply_checked(matches, outputs)
+    }
+
+    /// [`Self::apply`] for a list whose every match the caller has already checked with
+    /// [`Self::match_is_valid`] (the C ABI checks each match as it reads it): the range of
+    /// the ratings and the outputs are still checked.
+    pub(crate) fn apply_checked(&mut self, matches: &[Match], outputs: Option<MatchOutputs<'_>>) -> Result<(), PoolError> {
+        debug_assert!(matches.iter().all(|m| self.match_is_valid(m)), "checked matches");
         self.ensure_room(matches.len())?;
         let mut outputs = outputs.unwrap_or_default();
         for (name, output) in [
@@ -717,7 +758,8 @@ impl Pool {
     /// with 40 fraction bits: exact for every rating of magnitude `2^-17` or more), rounded once to
     /// `f64`, plus `N` times the zero-sum offset. Without zero-sum the offset is 0 and this
     /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
-    /// it is the configured total up to the rounding of the offset. O(1) while the sum is
+    /// it is the configured total up to the rounding of the offset, after every call (a
+    /// pool with players is never left unbalanced). O(1) while the sum is
     /// kept; after a block of matches (not zero-sum) it is recomputed in O(N) until a
     /// `&mut` call keeps it again ([`Self::refresh_total`]).
     #[must_use]

@@ -302,6 +302,11 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         (_, Some(_)) => return Err(invalid("pool.stored_sum is a version 1 field")),
         (_, None) => {}
     }
+    // A zero-sum pool holds its total after every call, so a save it wrote is balanced and
+    // this changes no bit; a save balanced otherwise (edited by hand, or written by an
+    // older version right after a player was set) is brought to the total here, as its
+    // next match would have done.
+    pool.rebalance();
     Ok(pool)
 }
 

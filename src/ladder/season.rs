@@ -171,15 +171,18 @@ impl Pool {
     }
 
     /// Applies inactivity decay up to time `now` (seconds, the clock's scale): each player
-    /// whose last match is more than `decay.grace_days` old loses `decay.points_per_day`
-    /// per day of inactivity past the grace period not decayed by an earlier call, toward
-    /// the anchor (never past it, nor below `decay.floor`), if rated at least
-    /// `decay.min_rating` and holding at least `decay.min_league`. The change goes through
-    /// the configured rounding (whole points with integer rounding: call it at intervals
-    /// that decay whole points). A player who falls more than the demotion margin below the
-    /// league's bound is demoted (protected games do not shield from decay); changes go to
-    /// `events` (position = player). A zero-sum pool gives what decay takes to everybody
-    /// equally. Returns the number of players whose rating moved. O(N).
+    /// holding at least `decay.min_league` whose last match is more than `decay.grace_days`
+    /// old loses `decay.points_per_day` per day of inactivity past the grace period not
+    /// decayed by an earlier call, down to the stop and never past it: the highest of the
+    /// anchor, `decay.floor`, `decay.min_rating` and the lower bound of `decay.min_league`
+    /// ([`crate::rating::season::Decay::decayed`]). The change goes through the configured
+    /// rounding and the stop holds after it. Without zero-sum and with a fixed anchor, the
+    /// call frequency does not matter: daily calls give the ratings of one call (with
+    /// integer rounding, call it at intervals that decay whole points). A player who falls
+    /// more than the demotion margin below the league's bound is demoted (protected games
+    /// do not shield from decay); changes go to `events` (position = player). A zero-sum
+    /// pool gives what decay takes to everybody equally. Returns the number of players
+    /// whose rating moved. O(N).
     ///
     /// # Errors
     /// `now` is NaN, infinite, or earlier than a previous call's; nothing changes then.
@@ -195,7 +198,7 @@ impl Pool {
             self.decayed_through = Some(now);
             return Ok(0);
         }
-        let anchor = self.anchor();
+        let stop = decay.stop(self.anchor(), &self.rules.config.leagues);
         let (grace, margin) = (decay.grace_days * SECONDS_PER_DAY, self.rules.config.demotion_margin);
         let rounding = self.rules.config.rounding;
         let mut sum = self.keep_sum();
@@ -205,15 +208,11 @@ impl Pool {
             let last_played = self.cold_of(index).last_played;
             let start = self.decayed_through.map_or(last_played + grace, |through| through.max(last_played + grace));
             let held = u32::from(p.league);
-            let rating = self.effective(p.rating);
-            let eligible = now > start
-                && decay.min_rating.is_none_or(|min| rating >= min)
-                && decay.min_league.is_none_or(|min| held >= min);
-            if !eligible {
+            if !(now > start && decay.min_league.is_none_or(|min| held >= min)) {
                 continue;
             }
-            let target = decay.decayed(rating, (now - start) / SECONDS_PER_DAY, anchor);
-            let new_rating = moved(rating, target, rounding, f64::NEG_INFINITY);
+            let rating = self.effective(p.rating);
+            let new_rating = decay.decayed(rating, (now - start) / SECONDS_PER_DAY, stop, rounding);
             if new_rating == rating {
                 continue;
             }

@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, Error, MAX_RATING};
+use crate::error::{ConfigError, Error, RATING_BOUND};
 use crate::expected::{Expectation, ExpectedScoreModel};
 use crate::kpolicy::KPolicy;
 use crate::league::{check_factor, check_rating_setting, Leagues};
@@ -204,7 +204,7 @@ impl Config {
     pub fn validate(self) -> Result<Rules, ConfigError> {
         self.expected_score.validate("expected_score")?;
         if let Some(cap) = self.max_rating_difference {
-            if !(cap.is_finite() && cap > 0.0 && cap <= 2.0 * f64::from(MAX_RATING)) {
+            if !(cap.is_finite() && cap > 0.0 && cap <= 2.0 * RATING_BOUND) {
                 return Err(ConfigError::new(
                     "max_rating_difference",
                     format!("must be a finite number greater than 0 and at most 2e15 (got {cap})"),
@@ -235,7 +235,7 @@ impl Config {
         if let Some(total) = self.zero_sum_total {
             check_rating_setting(total, "zero_sum_total")?;
         }
-        if !(self.demotion_margin >= 0.0 && self.demotion_margin <= f64::from(MAX_RATING)) {
+        if !(self.demotion_margin >= 0.0 && self.demotion_margin <= RATING_BOUND) {
             return Err(ConfigError::new(
                 "demotion_margin",
                 format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin),

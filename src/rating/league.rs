@@ -176,10 +176,11 @@ pub(crate) fn check_factor(value: f64, field: &str) -> Result<(), ConfigError> {
     }
 }
 
-/// Checks a rating-valued setting (a bound, a floor, an initial rating): within
-/// `±`[`MAX_RATING`](crate::error::MAX_RATING).
+/// Checks a rating-valued setting (a bound, a floor, an initial rating, a total): within
+/// `±`[`RATING_BOUND`](crate::error::RATING_BOUND), compared in `f64` (a float setting is
+/// the JSON number rounded to the nearest float first).
 pub(crate) fn check_rating_setting(value: f64, field: &str) -> Result<(), ConfigError> {
-    if value.is_finite() && value.abs() <= f64::from(crate::error::MAX_RATING) {
+    if value.is_finite() && value.abs() <= crate::error::RATING_BOUND {
         Ok(())
     } else {
         Err(ConfigError::new(field, format!("must be {} (got {value})", crate::error::RATING_RANGE)))

@@ -36,6 +36,19 @@ use crate::update::apply_delta;
 /// The fewest and most entrants of a free-for-all.
 pub const ENTRANTS: std::ops::RangeInclusive<usize> = 2..=256;
 
+/// Checks a free-for-all's number of entrants alone (2 to 256): what callers check before
+/// they copy or allocate anything for it.
+///
+/// # Errors
+/// [`Error::OutOfRange`] naming the count.
+pub fn check_entrant_count(n: usize) -> Result<(), Error> {
+    if ENTRANTS.contains(&n) {
+        Ok(())
+    } else {
+        Err(Error::OutOfRange { name: "entrants".to_owned(), range: "from 2 to 256 entrants", got: Some(n.to_string()) })
+    }
+}
+
 /// What the summed pair terms of a free-for-all are divided by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -60,9 +73,7 @@ impl Rules {
 
     /// [`Self::check_placements`] from the number of entrants alone.
     pub(crate) fn check_placements_shape(n: usize, places: &[u32]) -> Result<(), Error> {
-        if !ENTRANTS.contains(&n) {
-            return Err(Error::OutOfRange { name: "entrants".to_owned(), range: "from 2 to 256 entrants", got: Some(n.to_string()) });
-        }
+        check_entrant_count(n)?;
         if places.len() != n {
             return Err(Error::OutOfRange { name: format!("places ({} for {n} entrants)", places.len()), range: "one place per entrant", got: None });
         }

@@ -4,12 +4,15 @@
 //!
 //! ```text
 //! reset:  R' = anchor + (R - anchor) * keep            keep in [0, 1], per league if set
-//! decay:  R' = max(R - per_day * days, anchor, floor)  for R above the stop, once inactive
+//! stop  = max(anchor, floor, min_rating, lower bound of min_league)
+//! decay:  R' = max(R + round(max(R - per_day * days, stop) - R), stop)   for R above stop
 //! ```
 //!
 //! `anchor` is the initial rating or the pool's mean rating; `days` counts only the time
 //! past the grace period not decayed already. Both changes go through the configured
-//! rounding, like a match's change.
+//! rounding, like a match's change; decay's stop is applied after the rounding, so it
+//! holds for every rounding, and since decay never passes the stop, calling it daily or
+//! once gives the same ratings (see [`Decay`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -64,10 +67,13 @@ pub struct Decay {
     pub grace_days: f64,
     /// Rating lost per day of inactivity past the grace period; 0 turns decay off.
     pub points_per_day: f64,
-    /// Only players rated at least this decay (`None`: everybody above the anchor).
+    /// Decay stops at this rating, as at a floor: it never takes a rating below it, and a
+    /// rating at or below it does not decay (`None`: no such stop).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_rating: Option<f32>,
-    /// Only players holding at least this league decay (`None`: any league).
+    /// Only players holding at least this league decay, and decay stops at its lower bound
+    /// (`min_rating` of that league; league 0 has none), so it never demotes a player below
+    /// it (`None`: any league, no such stop).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_league: Option<u32>,
     /// Decay never takes a rating below this (`None`: the anchor is the only stop).
@@ -110,8 +116,7 @@ impl Decay {
         if !(self.grace_days.is_finite() && (0.0..=MAX_GRACE_DAYS).contains(&self.grace_days)) {
             return Err(ConfigError::new(format!("{field}.grace_days"), format!("must be a number of days from 0 to 1e6 (got {})", self.grace_days)));
         }
-        let max = f64::from(crate::error::MAX_RATING);
-        if !(self.points_per_day.is_finite() && (0.0..=max).contains(&self.points_per_day)) {
+        if !(self.points_per_day.is_finite() && (0.0..=crate::error::RATING_BOUND).contains(&self.points_per_day)) {
             return Err(ConfigError::new(format!("{field}.points_per_day"), format!("must be a finite number from 0 to 1e15 (got {})", self.points_per_day)));
         }
         if let Some(rating) = self.min_rating {
@@ -137,17 +142,40 @@ impl Decay {
         self.points_per_day > 0.0
     }
 
-    /// The rating after `days` more days of decay from `rating` (f64 in, before rounding):
-    /// lowered toward `stop` (the anchor or the floor, whichever is higher), never past it.
-    /// Ratings at or below the stop do not move.
+    /// The rating decay stops at: the highest of `anchor`, `floor`, `min_rating` and the
+    /// lower bound of league `min_league` in `leagues` (league 0 has none: it takes every
+    /// rating below the next bound).
     #[must_use]
-    pub fn decayed(&self, rating: f32, days: f64, anchor: f64) -> f64 {
-        let stop = self.floor.map_or(anchor, |floor| anchor.max(f64::from(floor)));
-        let rating = f64::from(rating);
-        if rating <= stop {
+    pub fn stop(&self, anchor: f64, leagues: &Leagues) -> f64 {
+        let bound = self.min_league.filter(|&league| league > 0).and_then(|league| leagues.as_slice().get(league as usize));
+        [self.floor, self.min_rating, bound.map(|league| league.min_rating)]
+            .into_iter()
+            .flatten()
+            .fold(anchor, |stop, limit| stop.max(f64::from(limit)))
+    }
+
+    /// The rating after `days` more days of decay from `rating`, toward `stop` (see
+    /// [`Self::stop`]) and never past it, the change rounded as a match's is:
+    /// `max(R + round(max(R - per_day * days, stop) - R), stop)` in `f64`, then the nearest
+    /// `f32` at or above the stop (the stop itself when it is a float). Ratings at or below
+    /// the stop do not move. Because the stop is a floor applied after rounding, decay
+    /// over `a + b` days equals decay over `a` days then over `b` days whenever each step's
+    /// arithmetic is exact (whole points per step with integer rounding).
+    #[must_use]
+    pub fn decayed(&self, rating: f32, days: f64, stop: f64, rounding: crate::config::Rounding) -> f32 {
+        let current = f64::from(rating);
+        if current <= stop {
             return rating;
         }
-        (rating - self.points_per_day * days).max(stop)
+        let target = (current - self.points_per_day * days).max(stop);
+        let lowered = (current + rounding.apply(target - current)).max(stop);
+        let narrowed = lowered as f32;
+        // A stop that is not a float (a pool's mean) may round to the float below it.
+        if f64::from(narrowed) < stop {
+            narrowed.next_up()
+        } else {
+            narrowed
+        }
     }
 }
 
@@ -170,13 +198,31 @@ mod tests {
     }
 
     #[test]
-    fn decay_stops_at_the_anchor_or_floor() {
+    fn decay_stops_at_the_highest_stop_after_rounding() {
+        use crate::config::Rounding;
+        use crate::league::League;
+        let none = Leagues::default();
         let decay = Decay { points_per_day: 10.0, ..Decay::default() };
-        assert_eq!(decay.decayed(1600.0, 3.0, 1500.0), 1570.0);
-        assert_eq!(decay.decayed(1600.0, 30.0, 1500.0), 1500.0);
-        assert_eq!(decay.decayed(1400.0, 30.0, 1500.0), 1400.0);
+        let at = |decay: &Decay, rating, days, anchor, rounding| decay.decayed(rating, days, decay.stop(anchor, &none), rounding);
+        assert_eq!(at(&decay, 1600.0, 3.0, 1500.0, Rounding::None), 1570.0);
+        assert_eq!(at(&decay, 1600.0, 30.0, 1500.0, Rounding::None), 1500.0);
+        assert_eq!(at(&decay, 1400.0, 30.0, 1500.0, Rounding::None), 1400.0);
         let floored = Decay { floor: Some(1550.0), ..decay };
-        assert_eq!(floored.decayed(1600.0, 30.0, 1500.0), 1550.0);
+        assert_eq!(at(&floored, 1600.0, 30.0, 1500.0, Rounding::None), 1550.0);
+        // The stop holds after rounding: -49.5 rounds to -50, which would pass 1550.5.
+        let floored = Decay { floor: Some(1550.5), points_per_day: 100.0, ..decay };
+        assert_eq!(at(&floored, 1600.0, 10.0, 1500.0, Rounding::HalfAwayFromZero), 1550.5);
+        assert_eq!(at(&decay, 1601.0, 100.0, 1500.5, Rounding::HalfAwayFromZero), 1500.5);
+        // A stop that is no float: the float just above it.
+        let stop = 1500.0 + 1.0 / 3.0;
+        let got = decay.decayed(1600.0, 100.0, stop, Rounding::None);
+        assert!(f64::from(got) >= stop && f64::from(got.next_down()) < stop, "{got}");
+        // min_rating and min_league's bound are stops too.
+        let leagues = Leagues::new(vec![League::new("B", 0.0, 1.0), League::new("S", 1450.0, 1.0), League::new("G", 1550.0, 1.0)]).unwrap();
+        assert_eq!(Decay { min_rating: Some(1580.0), ..decay }.stop(1500.0, &leagues), 1580.0);
+        assert_eq!(Decay { min_league: Some(2), ..decay }.stop(1500.0, &leagues), 1550.0);
+        assert_eq!(Decay { min_league: Some(0), ..decay }.stop(1500.0, &leagues), 1500.0, "league 0 has no lower bound");
+        assert_eq!(Decay { min_league: Some(1), ..decay }.stop(1500.0, &leagues), 1500.0, "the anchor is higher");
     }
 
     #[test]

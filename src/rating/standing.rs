@@ -22,7 +22,7 @@
 //! ```
 
 use crate::config::Rules;
-use crate::error::{check_finite, check_rating, Error, MAX_RATING};
+use crate::error::{check_finite, check_rating, Error};
 use crate::league::Leagues;
 use crate::player::PlayerState;
 
@@ -90,15 +90,20 @@ impl Rules {
     }
 
     /// Checks a player state given by a caller: a rating within range, a league and peak
-    /// league the rules have (or none), a finite peak rating and time. `name` prefixes the
-    /// field in the message (`player_a` gives `player_a.league`).
+    /// league the rules have (or none), a finite peak rating within range (or `f32::MIN`,
+    /// which marks a peak not known, replaced by the rating) and a finite time. Every value
+    /// is checked as given, before anything is clamped or placed. `name` prefixes the field
+    /// in the message (`player_a` gives `player_a.league`).
     ///
     /// # Errors
     /// The first field out of range.
     pub fn check_player(&self, p: &PlayerState, name: &str) -> Result<(), Error> {
         check_rating(p.rating, &format!("{name}.rating"))?;
-        // f32::MIN marks a peak an older save did not have (replaced on load).
-        check_rating(p.peak_rating.max(-MAX_RATING), &format!("{name}.peak_rating"))?;
+        // f32::MIN marks a peak an older save did not have (replaced by the rating); NaN and
+        // infinities are refused first, whatever comes after.
+        if p.peak_rating != f32::MIN {
+            check_rating(p.peak_rating, &format!("{name}.peak_rating"))?;
+        }
         check_finite(p.last_played, &format!("{name}.last_played"))?;
         if p.season_games > p.games_played {
             return Err(Error::OutOfRange { name: format!("{name}.season_games"), range: "at most games_played", got: Some(p.season_games.to_string()) });

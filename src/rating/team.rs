@@ -38,6 +38,19 @@ use crate::update::apply_delta;
 /// The most members a team may have.
 pub const MAX_TEAM_SIZE: usize = 64;
 
+/// Checks a team's size alone (1 to [`MAX_TEAM_SIZE`] members): what callers check before
+/// they copy or allocate anything for a team. `name` is `team_a` or `team_b`.
+///
+/// # Errors
+/// [`Error::OutOfRange`] naming the team and its size.
+pub fn check_team_size(n: usize, name: &str) -> Result<(), Error> {
+    if (1..=MAX_TEAM_SIZE).contains(&n) {
+        Ok(())
+    } else {
+        Err(Error::OutOfRange { name: format!("{name} size"), range: "from 1 to 64 members", got: Some(n.to_string()) })
+    }
+}
+
 /// How a team's rating is made from its members' ratings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -108,9 +121,7 @@ impl Rules {
 
     /// [`Self::check_team`] from the team's size and weights alone.
     pub(crate) fn check_team_shape(&self, n: usize, weights: Option<&[f64]>, name: &str) -> Result<(), Error> {
-        if !(1..=MAX_TEAM_SIZE).contains(&n) {
-            return Err(Error::OutOfRange { name: format!("{name} size"), range: "from 1 to 64 members", got: Some(n.to_string()) });
-        }
+        check_team_size(n, name)?;
         let needs_weights = self.config.team_rating == TeamRating::WeightedMean || self.config.team_split == TeamSplit::Weights;
         match weights {
             None if needs_weights => Err(Error::InvalidConfig(crate::error::ConfigError::new(

@@ -541,6 +541,141 @@ static void test_newcomer(void) {
     elo_config_free(config);
 }
 
+static void ratings_of(EloPool *pool, float *out, int32_t count) {
+    CHECK_CODE(elo_pool_get_ratings(pool, 0, count, out), ELO_RESULT_OK);
+}
+
+/* Issue 18: a hostile client's inputs to the team, free-for-all and season functions.
+   Huge sizes are given with small real buffers: the calls must refuse them from the
+   sizes and offsets alone, reading nothing beyond (valgrind checks that). */
+static void test_issue_18_audit(void) {
+    EloConfig *config = config_from("{}");
+    EloPlayerState members[4];
+    CHECK_CODE(elo_player_new(config, &members[0]), ELO_RESULT_OK);
+    members[1] = members[2] = members[3] = members[0];
+
+    /* Defect 1: a 2v2 in a zero-sum pool (T 6000) is 1516, 1516, 1484, 1484. */
+    EloConfig *zero_sum = config_from("{\"zero_sum_total\": 6000}");
+    EloPool *pool = NULL;
+    int32_t first = 0;
+    CHECK_CODE(elo_pool_new(zero_sum, &pool), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_players(pool, 4, &first), ELO_RESULT_OK);
+    const int32_t team[4] = {0, 1, 2, 3}, offsets[3] = {0, 2, 4};
+    const float win[1] = {1.0f};
+    CHECK_CODE(elo_pool_apply_teams(pool, team, offsets, 1, NULL, win), ELO_RESULT_OK);
+    float r[4];
+    ratings_of(pool, r, 4);
+    CHECK(r[0] == 1516.0f && r[1] == 1516.0f && r[2] == 1484.0f && r[3] == 1484.0f);
+    double total = 0.0;
+    CHECK_CODE(elo_pool_total(pool, &total), ELO_RESULT_OK);
+    CHECK(total == 6000.0);
+
+    /* The set player total: a set rebalances at once (1600 of T 6000 over four). */
+    EloPlayerState set = members[0];
+    set.rating = 1600.0f;
+    CHECK_CODE(elo_pool_set_player(pool, 0, &set), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_total(pool, &total), ELO_RESULT_OK);
+    CHECK(total == 6000.0);
+    ratings_of(pool, r, 4);
+    CHECK(r[0] == 1579.0f && r[1] == 1495.0f);
+
+    /* Defect 2: sizes near INT32_MAX, refused before anything is read or copied. */
+    CHECK_CODE(elo_rate_teams(config, members, INT32_MAX - 1, 1, NULL, 1.0f), ELO_RESULT_OUT_OF_RANGE);
+    CHECK_CODE(elo_rate_teams(config, members, 1, INT32_MAX - 1, NULL, 1.0f), ELO_RESULT_OUT_OF_RANGE);
+    const int32_t places[4] = {1, 2, 3, 4};
+    CHECK_CODE(elo_rate_placements(config, members, INT32_MAX, places), ELO_RESULT_OUT_OF_RANGE);
+    const int32_t huge_team[3] = {0, 1, INT32_MAX}, huge_ffa[2] = {0, INT32_MAX};
+    CHECK_CODE(elo_pool_apply_teams(pool, team, huge_team, 1, NULL, win), ELO_RESULT_OUT_OF_RANGE);
+    CHECK(strstr(last_message(), "matches[0]") != NULL && strstr(last_message(), "team_b") != NULL);
+    CHECK_CODE(elo_pool_apply_placements(pool, team, huge_ffa, 1, places), ELO_RESULT_OUT_OF_RANGE);
+    const int32_t falling[3] = {0, 2, 1};
+    CHECK_CODE(elo_pool_apply_teams(pool, team, falling, 1, NULL, win), ELO_RESULT_INVALID_LENGTH);
+    /* A bad pair changes nothing either (tests/teams_seasons_audit.rs gives lists of
+       INT32_MAX matches in sparse buffers). */
+    const int32_t same[1] = {0};
+    CHECK_CODE(elo_pool_apply(pool, same, same, win, 1, NULL, NULL, NULL), ELO_RESULT_SAME_PLAYER);
+    float after[4];
+    ratings_of(pool, after, 4);
+    CHECK(memcmp(r, after, sizeof r) == 0);
+
+    /* Defect 3: every output, counts included, is checked for overlap. */
+    EloLeagueChange events[8];
+    int32_t x = -7;
+    CHECK_CODE(elo_pool_apply_decay(pool, 1.0, NULL, 0, &x, &x), ELO_RESULT_OVERLAPPING_BUFFERS);
+    CHECK(x == -7);
+    int32_t player_a[2] = {0, 2};
+    const int32_t player_b[2] = {1, 3};
+    const float scores[2] = {1.0f, 0.0f};
+    CHECK_CODE(elo_pool_apply_events(pool, player_a, player_b, scores, 2, events, 8, &player_a[0]), ELO_RESULT_OVERLAPPING_BUFFERS);
+    CHECK(player_a[0] == 0);
+    int32_t team_copy[4] = {0, 1, 2, 3};
+    CHECK_CODE(elo_pool_apply_teams_events(pool, team_copy, offsets, 1, NULL, win, events, 8, &team_copy[0]), ELO_RESULT_OVERLAPPING_BUFFERS);
+    EloSeasonRecord records[4];
+    CHECK_CODE(elo_pool_end_season(pool, records, 4, NULL, 0, events, 8, (int32_t *)(void *)&records[1].games), ELO_RESULT_OVERLAPPING_BUFFERS);
+    CHECK_CODE(elo_pool_apply_events(pool, player_a, player_b, scores, 2, NULL, 4, NULL), ELO_RESULT_NULL_POINTER);
+    CHECK(strstr(last_message(), "out_events must not be NULL") != NULL);
+    ratings_of(pool, after, 4);
+    CHECK(memcmp(r, after, sizeof r) == 0);
+    elo_pool_free(pool);
+    elo_config_free(zero_sum);
+
+    /* Defects 4 and 5: decay stops at the floor after rounding, and at min_rating as at a
+       floor, so daily calls give what one call gives. */
+    EloConfig *floored = config_from("{\"rounding\":\"half_away_from_zero\",\"decay\":{\"grace_days\":0,\"points_per_day\":100,\"floor\":1550.5}}");
+    EloConfig *min_rating = config_from("{\"decay\":{\"grace_days\":0,\"points_per_day\":10,\"min_rating\":1580}}");
+    EloPool *once = NULL, *daily = NULL, *floor_pool = NULL;
+    EloPlayerState high = members[0];
+    high.rating = 1600.0f;
+    CHECK_CODE(elo_pool_new(floored, &floor_pool), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_player_states(floor_pool, &high, 1, &first), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_apply_decay(floor_pool, 10 * 86400.0, NULL, 0, NULL, NULL), ELO_RESULT_OK);
+    ratings_of(floor_pool, r, 1);
+    CHECK(r[0] == 1550.5f);
+    CHECK_CODE(elo_pool_new(min_rating, &once), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_new(min_rating, &daily), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_player_states(once, &high, 1, &first), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_player_states(daily, &high, 1, &first), ELO_RESULT_OK);
+    for (int day = 1; day <= 10; day++) {
+        CHECK_CODE(elo_pool_apply_decay(daily, day * 86400.0, NULL, 0, NULL, NULL), ELO_RESULT_OK);
+    }
+    CHECK_CODE(elo_pool_apply_decay(once, 10 * 86400.0, NULL, 0, NULL, NULL), ELO_RESULT_OK);
+    ratings_of(once, r, 1);
+    ratings_of(daily, after, 1);
+    CHECK(r[0] == 1580.0f && after[0] == 1580.0f);
+    elo_pool_free(once);
+    elo_pool_free(daily);
+    elo_pool_free(floor_pool);
+    elo_config_free(floored);
+    elo_config_free(min_rating);
+
+    /* Defect 6: documented bounds are inclusive. */
+    const char *at_bounds[4] = {"{\"demotion_margin\": 1e15}", "{\"decay\": {\"points_per_day\": 1e15}}",
+                                "{\"zero_sum_total\": -1e15}", "{\"max_rating_difference\": 2e15}"};
+    for (int i = 0; i < 4; i++) {
+        EloConfig *bound = NULL;
+        CHECK_CODE(elo_config_from_json(at_bounds[i], (int32_t)strlen(at_bounds[i]), &bound), ELO_RESULT_OK);
+        elo_config_free(bound);
+    }
+    const char *beyond = "{\"demotion_margin\": 1000000000000000.2}";
+    EloConfig *refused = NULL;
+    CHECK_CODE(elo_config_from_json(beyond, (int32_t)strlen(beyond), &refused), ELO_RESULT_INVALID_CONFIG);
+    CHECK(refused == NULL);
+
+    /* Defect 7: a NaN or -inf peak rating is refused wherever a state enters. */
+    EloPlayerState bad = members[0];
+    bad.peak_rating = NAN;
+    EloPlayerState four[4] = {bad, members[1], members[2], members[3]};
+    CHECK_CODE(elo_rate_teams(config, four, 2, 2, NULL, 1.0f), ELO_RESULT_NOT_FINITE);
+    CHECK(strstr(last_message(), "peak_rating") != NULL);
+    four[0].peak_rating = -INFINITY;
+    CHECK_CODE(elo_rate_placements(config, four, 4, places), ELO_RESULT_NOT_FINITE);
+    CHECK_CODE(elo_pool_new(config, &pool), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_add_players(pool, 2, &first), ELO_RESULT_OK);
+    CHECK_CODE(elo_pool_set_player(pool, 0, &bad), ELO_RESULT_NOT_FINITE);
+    elo_pool_free(pool);
+    elo_config_free(config);
+}
+
 int main(void) {
     printf("ranking-elo %s\n", elo_version());
     test_tutorial_mirrors();
@@ -553,6 +688,7 @@ int main(void) {
     test_groups();
     test_seasons();
     test_newcomer();
+    test_issue_18_audit();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

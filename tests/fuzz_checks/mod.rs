@@ -10,8 +10,17 @@
 //! * a pool applying a list agrees with applying it one match at a time, and a refused
 //!   list changes nothing;
 //! * the matchmaker never pairs a player twice, pairs only players within both windows,
-//!   and keeps the same waiting set as a simple model.
+//!   and keeps the same waiting set as a simple model;
+//! * every pool path (pairs, teams, free-for-alls, with and without zero-sum, leagues with
+//!   hysteresis, decay, season ends, new rules, sets, adds, saves; the Rust API and the C
+//!   ABI) gives what the reference model of `model.rs` gives, bit for bit, and the C ABI
+//!   refuses sizes near `INT32_MAX` in sparse buffers and outputs aimed into inputs
+//!   (`paths.rs`; the `group_matches` and `seasons` targets).
 #![allow(dead_code)] // each fuzz target uses one check
+
+pub mod model;
+pub mod paths;
+pub mod sparse;
 
 use std::collections::BTreeMap;
 
@@ -228,74 +237,11 @@ pub fn pool_apply(data: &[u8]) {
     check_pool(&whole);
 }
 
-/// Team matches and free-for-alls applied to a pool: a list either applies exactly as the
-/// rules rate each match on the players' states in turn, or is refused and changes nothing.
+/// Team matches, free-for-alls and pairs in every pool path, against the reference model
+/// (bit for bit), with hostile C ABI calls mixed in.
 pub fn group_matches(data: &[u8]) {
-    use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
-    use ranking_elo::team::Team;
-    let mut bytes = Bytes::new(data);
-    let json = match bytes.u8() % 4 {
-        0 => "{}",
-        1 => r#"{"team_rating":"sum","k_combine":"average","streak_alpha":0.3,"victory_bonus":2}"#,
-        2 => r#"{"team_rating":"weighted_mean","team_split":"weights","rounding":"truncate","zero_sum_total":24000}"#,
-        _ => r#"{"placement_normalization":"none","k_policy":{"policy":"fide"},"expected_score":{"model":"normal"}}"#,
-    };
-    let rules = Config::from_json(json).expect("valid");
-    let players = 4 + usize::from(bytes.u8() % 20);
-    let mut pool = Pool::new(rules.clone());
-    pool.add_players(players);
-    while !bytes.is_empty() {
-        let before = pool.clone();
-        let indices: Vec<usize> = (0..2 + usize::from(bytes.u8() % 10)).map(|_| usize::from(bytes.u8()) % (players + 1)).collect();
-        let mut expected: Vec<PlayerState> = (0..players).filter_map(|i| pool.player(i)).collect();
-        if bytes.u8() % 2 == 0 {
-            let split = 1 + usize::from(bytes.u8()) % (indices.len() - 1);
-            let weights: Vec<f64> = (0..indices.len()).map(|_| f64::from(bytes.u8() % 5)).collect();
-            let (a, b) = indices.split_at(split);
-            let (wa, wb) = weights.split_at(split);
-            let outcome = Outcome::from_score(f64::from(bytes.u8() % 3) / 2.0).expect("valid");
-            let result = pool.apply_teams(&[TeamMatch { team_a: a, team_b: b, weights_a: Some(wa), weights_b: Some(wb), outcome }]);
-            if result.is_ok() {
-                let sa: Vec<PlayerState> = a.iter().map(|&i| expected[i]).collect();
-                let sb: Vec<PlayerState> = b.iter().map(|&i| expected[i]).collect();
-                let (mut oa, mut ob) = (sa.clone(), sb.clone());
-                rules.rate_teams(Team::weighted(&sa, wa), Team::weighted(&sb, wb), outcome, &mut oa, &mut ob).expect("the pool accepted it");
-                for (&i, s) in a.iter().zip(&oa).chain(b.iter().zip(&ob)) {
-                    expected[i] = *s;
-                }
-            }
-            check_group_result(&pool, &before, &expected, result.is_ok(), rules.config().zero_sum_total.is_some());
-        } else {
-            let places: Vec<u32> = indices.iter().map(|_| u32::from(bytes.u8() % 12)).collect();
-            let result = pool.apply_placements(&[PlacementMatch { entrants: &indices, places: &places }]);
-            if result.is_ok() {
-                let states: Vec<PlayerState> = indices.iter().map(|&i| expected[i]).collect();
-                let mut out = states.clone();
-                rules.rate_placements(&states, &places, &mut out).expect("the pool accepted it");
-                for (&i, s) in indices.iter().zip(&out) {
-                    expected[i] = *s;
-                }
-            }
-            check_group_result(&pool, &before, &expected, result.is_ok(), rules.config().zero_sum_total.is_some());
-        }
-        check_ratings(&pool);
-    }
-    check_pool(&pool);
-}
-
-/// After one group match: a refused match changed nothing; an applied one left every
-/// player as the rules say (in a zero-sum pool, up to the shared adjustment).
-fn check_group_result(pool: &Pool, before: &Pool, expected: &[PlayerState], applied: bool, zero_sum: bool) {
-    if !applied {
-        assert!(pool == before, "a refused match changes nothing");
-        return;
-    }
-    if zero_sum {
-        return;
-    }
-    for (i, state) in expected.iter().enumerate() {
-        assert_eq!(pool.player(i).expect("in range"), *state, "player {i}");
-    }
+    let (config, abi, ops) = paths::decode(data, paths::Focus::Matches);
+    paths::run(&config, abi, &ops);
 }
 
 /// The matchmaker against a model of who is waiting.
@@ -345,140 +291,10 @@ pub fn matchmaker(data: &[u8]) {
     }
 }
 
-/// Season configurations: hysteresis with protection, decay by league and by rating,
-/// per-league reset shares, integer rounding, a zero-sum ladder.
-pub const SEASON_CONFIGS: [&str; 3] = [
-    r#"{"k_policy":{"policy":"league"},"demotion_margin":30,"protected_games":2,"leagues":[{"name":"B","min_rating":0,"k":40},{"name":"S","min_rating":1450,"k":32,"season_keep":0.8},{"name":"G","min_rating":1550,"k":24,"victory_bonus":2,"season_keep":0.25}],"season_reset":{"keep":0.5},"decay":{"grace_days":1,"points_per_day":7,"min_league":1}}"#,
-    r#"{"rounding":"half_away_from_zero","min_rating":1000,"demotion_margin":15,"leagues":[{"name":"L","min_rating":0,"k":1},{"name":"M","min_rating":1500,"k":1},{"name":"H","min_rating":1600,"k":1}],"season_reset":{"anchor":"pool_mean","keep":0.3},"decay":{"grace_days":0.5,"points_per_day":3,"min_rating":1520,"floor":1510}}"#,
-    r#"{"zero_sum_total":15000,"protected_games":65535,"demotion_margin":1e12,"leagues":[{"name":"A","min_rating":0,"k":1},{"name":"B","min_rating":1500,"k":1}],"season_reset":{"anchor":"pool_mean","keep":0}, "decay":{"grace_days":0,"points_per_day":1000}}"#,
-];
-
-/// The held league of every player of a pool.
-fn held_leagues(pool: &Pool) -> Vec<u32> {
-    (0..pool.len()).map(|i| pool.player(i).and_then(|p| p.league).expect("pools place every player")).collect()
-}
-
 /// A season's operations in any order (match lists with events, clock changes, decay,
-/// season ends, states set by hand): the events replay to the leagues the pool holds,
-/// list application equals one match at a time, a refused operation changes nothing, a
-/// season end reports the records and keeps a zero-sum total, and the pool's state
-/// invariants hold (a league the rules have, peaks at least the held league, protection
-/// within the setting, season games at most games); the save round trips.
+/// season ends, new rules, states set by hand, players added, saves) in every pool path,
+/// against the reference model, bit for bit.
 pub fn seasons(data: &[u8]) {
-    use ranking_elo::pool::MatchOutputs;
-    let mut bytes = Bytes::new(data);
-    let rules = Config::from_json(SEASON_CONFIGS[usize::from(bytes.u8()) % SEASON_CONFIGS.len()]).expect("valid");
-    let players = 2 + usize::from(bytes.u8() % 20);
-    let mut pool = Pool::new(rules.clone());
-    pool.add_players(players);
-    let mut held = held_leagues(&pool);
-    let mut rules = rules;
-    let mut leagues = rules.config().leagues.len() as u32;
-    while !bytes.is_empty() {
-        let before = pool.clone();
-        match bytes.u8() % 7 {
-            6 => {
-                // The next season's rules: ratings and records stay, leagues re-placed when
-                // the bounds differ, a zero-sum total applied.
-                rules = Config::from_json(SEASON_CONFIGS[usize::from(bytes.u8()) % SEASON_CONFIGS.len()]).expect("valid");
-                leagues = rules.config().leagues.len() as u32;
-                pool.set_rules(rules.clone());
-                for i in 0..players {
-                    let (old, new) = (before.player(i).expect("in range"), pool.player(i).expect("in range"));
-                    assert_eq!((old.games_played, old.season_games, old.season_wins, old.last_played.to_bits()), (new.games_played, new.season_games, new.season_wins, new.last_played.to_bits()));
-                    if rules.config().zero_sum_total.is_none() && before.rules().config().zero_sum_total.is_none() {
-                        assert_eq!(old.rating.to_bits(), new.rating.to_bits(), "ratings stay");
-                    }
-                }
-                held = held_leagues(&pool);
-            }
-            0 | 1 => {
-                let matches = matches_from(&mut bytes, players);
-                let mut events = Vec::new();
-                let outputs = MatchOutputs { events: Some(&mut events), ..MatchOutputs::default() };
-                match pool.apply(&matches, Some(outputs)) {
-                    Ok(()) => {
-                        let mut single = before.clone();
-                        for m in &matches {
-                            single.apply(std::slice::from_ref(m), None).expect("valid alone");
-                        }
-                        assert!(single == pool, "list and one at a time agree");
-                        for e in &events {
-                            assert_eq!(held[e.player], e.from, "event {e:?} starts from the held league");
-                            held[e.player] = e.to;
-                        }
-                    }
-                    Err(_) => assert!(pool == before && events.is_empty(), "a refused list changes nothing"),
-                }
-            }
-            2 => {
-                let seconds = match bytes.u8() % 4 {
-                    0 => f64::from(bytes.f32()),
-                    _ => pool.clock() + f64::from(bytes.u8()) * 3600.0,
-                };
-                if pool.set_clock(seconds).is_err() {
-                    assert!(!seconds.is_finite() && pool == before);
-                }
-            }
-            3 => {
-                let now = pool.decayed_through().unwrap_or(0.0).max(pool.clock()) + f64::from(bytes.u8()) * 7200.0 - 3600.0;
-                let mut events = Vec::new();
-                match pool.apply_decay(now, Some(&mut events)) {
-                    Ok(_) => {
-                        for e in &events {
-                            assert!(e.to < e.from && held[e.player] == e.from, "decay only demotes: {e:?}");
-                            held[e.player] = e.to;
-                        }
-                    }
-                    Err(_) => assert!(pool == before && events.is_empty(), "a refused decay changes nothing"),
-                }
-            }
-            4 => {
-                let mut events = Vec::new();
-                let records = pool.end_season(Some(&mut events));
-                for (i, record) in records.iter().enumerate() {
-                    let old = before.player(i).expect("in range");
-                    assert_eq!((record.rating, record.league, record.games, record.wins), (old.rating, old.league.expect("placed"), old.season_games, old.season_wins));
-                    let now = pool.player(i).expect("in range");
-                    assert_eq!((now.season_games, now.season_wins, now.protected_games), (0, 0, 0));
-                }
-                if let Some(total) = rules.config().zero_sum_total {
-                    // Up to the rounding of the shared offset, which grows with the largest
-                    // rating (states set by hand may be huge).
-                    let now = pool.refresh_total();
-                    let largest = (0..players).map(|i| f64::from(before.rating(i).expect("in range").abs())).fold(total.abs(), f64::max);
-                    let tolerance = largest * players as f64 * 1e-12;
-                    assert!((now - total).abs() <= tolerance.max(1e-6), "a reset leaves the zero-sum total: {now} vs {total} (largest rating {largest})");
-                }
-                for e in &events {
-                    assert_eq!(held[e.player], e.from);
-                    held[e.player] = e.to;
-                }
-            }
-            _ => {
-                let index = usize::from(bytes.u8()) % players;
-                let state = PlayerState {
-                    league: (bytes.u8() % 2 == 0).then(|| u32::from(bytes.u8() % 5)),
-                    protected_games: u32::from(bytes.u8() % 4),
-                    games_played: u32::from(bytes.u8()),
-                    season_games: u32::from(bytes.u8() % 8),
-                    last_played: f64::from(bytes.f32()),
-                    ..PlayerState::new(bytes.f32())
-                };
-                match pool.set_player(index, state) {
-                    Ok(()) => held[index] = pool.player(index).and_then(|p| p.league).expect("placed"),
-                    Err(_) => assert!(pool == before, "a refused state changes nothing"),
-                }
-            }
-        }
-        assert_eq!(held, held_leagues(&pool), "events replay to the held leagues");
-        for i in 0..players {
-            let p = pool.player(i).expect("in range");
-            let league = p.league.expect("placed");
-            assert!(league < leagues.max(1) && p.peak_league >= league && p.peak_league < leagues.max(1), "{p:?}");
-            assert!(p.season_games <= p.games_played && p.last_played.is_finite() && p.peak_rating.is_finite(), "{p:?}");
-        }
-        check_ratings(&pool);
-    }
-    check_pool(&pool);
+    let (config, abi, ops) = paths::decode(data, paths::Focus::Seasons);
+    paths::run(&config, abi, &ops);
 }

@@ -32,7 +32,7 @@ namespace RankingElo
         BufferTooSmall = 10,
         /// <summary>The K policy needs player state that the call did not give.</summary>
         KPolicyNeedsPlayerState = 11,
-        /// <summary>Output arrays overlap the inputs other than exactly in place.</summary>
+        /// <summary>An output (an array, or a single value such as a count) overlaps another output or an input, other than an array updated exactly in place.</summary>
         OverlappingBuffers = 12,
         /// <summary>Text that is not UTF-8.</summary>
         InvalidUtf8 = 13,

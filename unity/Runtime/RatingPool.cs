@@ -12,7 +12,8 @@ namespace RankingElo
     /// <remarks>
     /// Safe to use from several threads: each call is serialized and atomic in native code.
     /// With <see cref="EloSettings.ZeroSumTotal"/> set, the sum of all ratings stays at that
-    /// total (002's zero-sum ladder).
+    /// total (002's zero-sum ladder) after every call: each match (a team match or a
+    /// free-for-all is one match), each player set or added, decay, season end, new rules.
     /// </remarks>
     /// <example>
     /// <code>
@@ -139,7 +140,13 @@ namespace RankingElo
             return first;
         }
 
-        /// <summary>A player's state (current rating, games, streak, flags); setting it replaces the state.</summary>
+        /// <summary>
+        /// A player's state (current rating, games, streak, flags); setting it replaces the state.
+        /// In a zero-sum pool setting a state then gives everybody, the player included, the share
+        /// <c>(T - sum) / N</c> that keeps the total (one of two players at 1500 set to 1600 with a
+        /// total of 3000 reads 1550); to load many ratings, add them to an empty pool with
+        /// <see cref="AddPlayers(PlayerState[])"/>. A NaN or infinite rating or peak rating is refused.
+        /// </summary>
         /// <param name="index">The player's index.</param>
         /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is negative or not less than <see cref="Count"/>.</exception>
         public unsafe PlayerState this[int index]

@@ -49,10 +49,12 @@ namespace RankingElo
     }
 
     /// <summary>
-    /// Inactivity decay (serializable): players without a match for longer than
-    /// <see cref="GraceDays"/> lose <see cref="PointsPerDay"/> per further day toward the
-    /// anchor, never past it nor below <see cref="Floor"/>. Off while
-    /// <see cref="PointsPerDay"/> is 0.
+    /// Inactivity decay (serializable): players holding at least <see cref="MinLeague"/>
+    /// without a match for longer than <see cref="GraceDays"/> lose <see cref="PointsPerDay"/>
+    /// per further day down to the stop, the highest of the anchor, <see cref="Floor"/>,
+    /// <see cref="MinRating"/> and the lower bound of <see cref="MinLeague"/>, never past it
+    /// (after rounding too), so calling <c>ApplyDecay</c> daily or once gives the same ratings.
+    /// Off while <see cref="PointsPerDay"/> is 0.
     /// </summary>
     [Serializable]
     public sealed class DecaySettings
@@ -80,7 +82,7 @@ namespace RankingElo
             set { pointsPerDay = value; }
         }
 
-        /// <summary>Only players rated at least this decay; null for everybody above the anchor.</summary>
+        /// <summary>Decay stops at this rating, as at a floor (a rating at or below it does not decay); null for no such stop.</summary>
         public float? MinRating
         {
             get { return hasMinRating ? minRating : (float?)null; }
@@ -91,7 +93,7 @@ namespace RankingElo
             }
         }
 
-        /// <summary>Only players holding at least this league (0 = lowest) decay; null for any league.</summary>
+        /// <summary>Only players holding at least this league (0 = lowest) decay, and decay stops at its lower bound (league 0 has none); null for any league.</summary>
         public int? MinLeague
         {
             get { return hasMinLeague ? minLeague : (int?)null; }

@@ -57,6 +57,8 @@ namespace RankingElo.Native
         ///  the length only. This function never replaces the stored message with its own
         ///  errors.
         ///
+        ///  `out_len` must not lie inside `buffer` (`ELO_RESULT_OVERLAPPING_BUFFERS`).
+        ///
         ///  # Safety
         ///  `buffer` must be valid for `buffer_len` bytes of writes; `out_len` must be valid for
         ///  one write.
@@ -357,7 +359,11 @@ namespace RankingElo.Native
         internal static extern EloResult elo_pool_get_player(EloPool* pool, int index, EloPlayerState* out_player);
 
         /// <summary>
-        ///  Replaces player `index`'s state (for example to load ratings from a server).
+        ///  Replaces player `index`'s state (for example to load ratings from a server). In a
+        ///  zero-sum pool everybody, the player set included, then receives `(T - sum) / N`, as
+        ///  after a match, so the total stays `T` (one of two players at 1500 set to 1600 with `T`
+        ///  3000 gives 1550 and 1450); to load many ratings, add them to an empty pool with
+        ///  `elo_pool_add_player_states` (one shift for all) or load a save.
         ///
         ///  # Safety
         ///  `pool` must be a live handle; `player` valid for one read.
@@ -762,9 +768,11 @@ namespace RankingElo.Native
         /// <summary>
         ///  Applies inactivity decay up to time `now` (seconds, the clock's scale; not earlier
         ///  than a previous call's): players inactive past the grace period lose the configured
-        ///  points per day toward the anchor (see the configuration's `decay`). The number of
-        ///  players whose rating moved goes to `*out_decayed` (NULL allowed); demotions to
-        ///  `out_events` (at most one per player). O(N).
+        ///  points per day down to the stop, never past it: the highest of the anchor, the decay
+        ///  floor, `decay.min_rating` and the bound of `decay.min_league` (docs/seasons.md). The
+        ///  number of players whose rating moved goes to `*out_decayed` (NULL allowed); demotions
+        ///  to `out_events` (at most one per player). Every output must be memory of its own
+        ///  (`ELO_RESULT_OVERLAPPING_BUFFERS`). O(N).
         ///
         ///  # Safety
         ///  `pool` must be a live handle; `out_events` valid for `events_capacity` elements,
@@ -1005,7 +1013,8 @@ namespace RankingElo.Native
         /// </summary>
         KPolicyNeedsPlayerState = 11,
         /// <summary>
-        ///  Output arrays overlap input arrays other than exactly in place.
+        ///  An output (an array, or a single value such as a count) overlaps another output or
+        ///  an input, other than an array updated exactly in place.
         /// </summary>
         OverlappingBuffers = 12,
         /// <summary>

@@ -51,6 +51,39 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void ZeroSumTeamMatchIsThePairRule()
+        {
+            // Issue 18: a 2v2 at 1500 in a zero-sum pool (T 6000) moves nobody's total.
+            using (var rules = new EloRules(new EloSettings { ZeroSumTotal = 6000 }))
+            using (var pool = new RatingPool(rules))
+            {
+                pool.AddPlayers(4);
+                pool.ApplyTeams(new[] { 0, 1, 2, 3 }, new[] { 0, 2, 4 }, new[] { 1f });
+                var ratings = new float[4];
+                pool.GetRatings(ratings);
+                CollectionAssert.AreEqual(new[] { 1516f, 1516f, 1484f, 1484f }, ratings);
+                Assert.AreEqual(6000.0, pool.Total);
+            }
+            // A 1v1 team match is the pair match, bit for bit, in a zero-sum pool of two too.
+            using (var rules = new EloRules(new EloSettings { ZeroSumTotal = 3000 }))
+            using (var teams = new RatingPool(rules))
+            using (var pairs = new RatingPool(rules))
+            {
+                teams.AddPlayers(2);
+                pairs.AddPlayers(2);
+                foreach (float score in new[] { 1f, 0f, 0.5f, 1f, 0.25f })
+                {
+                    teams.ApplyTeams(new[] { 0, 1 }, new[] { 0, 1, 2 }, new[] { score });
+                    pairs.Apply(new[] { 0 }, new[] { 1 }, new[] { score });
+                    for (int i = 0; i < 2; i++)
+                    {
+                        Assert.AreEqual(BitConverter.ToInt32(BitConverter.GetBytes(pairs[i].Rating), 0), BitConverter.ToInt32(BitConverter.GetBytes(teams[i].Rating), 0), "player " + i + " after " + score);
+                    }
+                }
+            }
+        }
+
+        [Test]
         public void TheMatchmakerFormsBalancedTeams()
         {
             using (var queue = new Matchmaker(MatchmakerSettings.Default))

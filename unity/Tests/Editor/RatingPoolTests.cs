@@ -100,6 +100,44 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void SettingAPlayerKeepsTheZeroSumTotal()
+        {
+            using (RatingPool pool = NewPool(new EloSettings { ZeroSumTotal = 3000 }, 2))
+            {
+                pool[0] = new PlayerState(1600f);
+                Assert.AreEqual(3000.0, pool.Total);
+                Assert.AreEqual(1550f, pool[0].Rating);
+                Assert.AreEqual(1450f, pool[1].Rating);
+                using (RatingPool copy = RatingPool.FromJson(pool.ToJson()))
+                {
+                    Assert.AreEqual(3000.0, copy.Total);
+                    Assert.AreEqual(1550f, copy[0].Rating);
+                }
+            }
+        }
+
+        [Test]
+        public void NonFinitePeakRatingsAreRefused()
+        {
+            using (var rules = new EloRules())
+            using (RatingPool pool = NewPool(new EloSettings(), 2))
+            {
+                foreach (float peak in new[] { float.NaN, float.NegativeInfinity })
+                {
+                    var bad = new PlayerState(1500f) { PeakRating = peak };
+                    var error = Assert.Throws<EloArgumentException>(() => pool[0] = bad);
+                    Assert.AreEqual(EloError.NotFinite, error.Error);
+                    StringAssert.Contains("peak_rating", error.Message);
+                    PlayerState[] a = { bad, rules.NewPlayer() }, b = { rules.NewPlayer(), rules.NewPlayer() };
+                    Assert.Throws<EloArgumentException>(() => rules.RateTeams(a, b, MatchResult.Win));
+                    Assert.AreEqual(peak, a[0].PeakRating, "nothing written");
+                    Assert.Throws<EloArgumentException>(() => rules.RatePlacements(new[] { bad, rules.NewPlayer() }, new[] { 1, 2 }));
+                }
+                Assert.AreEqual(1500f, pool[0].PeakRating);
+            }
+        }
+
+        [Test]
         public void ZeroSumPoolKeepsItsTotal()
         {
             var settings = new EloSettings { ZeroSumTotal = 1000, ExpectedScore = ExpectedScoreModel.Linear(0.002), KPolicy = KPolicy.League(), KCombine = KCombine.Average, StreakAlpha = 0.1 };

@@ -102,6 +102,62 @@ namespace RankingElo.Tests
             }
         }
 
+        /// <summary>The worked life cycle's configuration (docs/seasons.md).</summary>
+        private static EloSettings LifeCycle()
+        {
+            var settings = new EloSettings { KPolicy = KPolicy.League(), DemotionMargin = 30, ProtectedGames = 3 };
+            settings.Leagues.Add(new League("Bronze", 0f, 40));
+            settings.Leagues.Add(new League("Silver", 1450f, 32));
+            settings.Leagues.Add(new League("Gold", 1550f, 24) { SeasonKeep = 0.25 });
+            settings.Leagues.Add(new League("Platinum", 1650f, 16));
+            settings.SeasonReset.Keep = 0.5;
+            settings.Decay.GraceDays = 7;
+            settings.Decay.PointsPerDay = 4;
+            settings.Decay.MinLeague = 2;
+            return settings;
+        }
+
+        [Test]
+        public void DecayStopsAtMinLeaguesBoundDailyOrOnce()
+        {
+            // docs/seasons.md, step 4: Gold at 1600, Platinum at 1700, Silver at 1540, 32 days.
+            using (RatingPool once = NewPool(LifeCycle(), new PlayerState(1600f), new PlayerState(1700f), new PlayerState(1540f)))
+            using (RatingPool daily = NewPool(LifeCycle(), new PlayerState(1600f), new PlayerState(1700f), new PlayerState(1540f)))
+            {
+                LeagueChange[] events;
+                Assert.AreEqual(2, once.ApplyDecay(32 * Day, out events));
+                for (int day = 1; day <= 32; day++) daily.ApplyDecay(day * Day);
+                foreach (RatingPool pool in new[] { once, daily })
+                {
+                    Assert.AreEqual(1550f, pool[0].Rating, "Gold stops at Gold's bound");
+                    Assert.AreEqual(1600f, pool[1].Rating, "Platinum loses 100");
+                    Assert.AreEqual(1540f, pool[2].Rating, "Silver does not decay");
+                    CollectionAssert.AreEqual(new[] { 2, 2, 1 }, new[] { pool[0].League, pool[1].League, pool[2].League });
+                }
+                Assert.AreEqual(1, events.Length);
+                Assert.AreEqual(3, events[0].FromLeague);
+                Assert.AreEqual(2, events[0].ToLeague);
+            }
+            // The stop holds after rounding (-49.5 rounds to -50, which would pass 1550.5), and
+            // MinRating is a stop too.
+            var rounded = new EloSettings { Rounding = Rounding.HalfAwayFromZero };
+            rounded.Decay.GraceDays = 0;
+            rounded.Decay.PointsPerDay = 100;
+            rounded.Decay.Floor = 1550.5f;
+            rounded.Decay.MinRating = 1520f;
+            using (RatingPool pool = NewPool(rounded, new PlayerState(1600f), new PlayerState(1510f)))
+            {
+                Assert.AreEqual(1, pool.ApplyDecay(10 * Day));
+                Assert.AreEqual(1550.5f, pool[0].Rating);
+                Assert.AreEqual(1510f, pool[1].Rating);
+            }
+            // Documented inclusive bounds are accepted, the next double refused.
+            Assert.IsNull(new EloSettings { DemotionMargin = 1e15 }.Validate());
+            Assert.IsNull(new EloSettings { ZeroSumTotal = -1e15 }.Validate());
+            Assert.IsNull(new EloSettings { MaxRatingDifference = 2e15 }.Validate());
+            StringAssert.Contains("demotion_margin", new EloSettings { DemotionMargin = 1.0000000000000002e15 }.Validate());
+        }
+
         [Test]
         public void SeasonStateSurvivesASaveAndSettingsRoundTrip()
         {
