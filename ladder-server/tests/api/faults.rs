@@ -141,10 +141,21 @@ pub fn journal_horizon() {
     app.put_ladder("main", RULES);
     let first = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m1","a":"x","b":"y","score_a":1}"#));
     let first_seq = first["seq"].as_i64().unwrap();
-    // Another transaction takes a seq and holds it uncommitted for a while, as a match in
-    // flight on another server would.
-    let mut holder = helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(2); COMMIT;");
-    std::thread::sleep(Duration::from_millis(700));
+    // Another transaction takes a seq and holds it uncommitted, as a match in flight on
+    // another server would. It waits in pg_sleep until this test ends it, so no timing of a
+    // loaded machine can let it finish early; the test waits until it is asleep, that is
+    // after its nextval.
+    let mut holder = helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(600); COMMIT;");
+    let asleep = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let holder_pid = loop {
+        let pid = helpers::psql_query(&app.server.database, asleep);
+        if !pid.is_empty() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the holding transaction never reached its sleep");
+        std::thread::sleep(Duration::from_millis(50));
+    };
     let second = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m2","a":"x","b":"y","score_a":0}"#));
     assert!(second["seq"].as_i64().unwrap() > first_seq + 1, "the held seq lies between");
     let during = app.ok("GET", &format!("/v1/ladders/main/matches?after={first_seq}"), &app.read, None);
@@ -152,10 +163,13 @@ pub fn journal_horizon() {
     assert_eq!(during["pending"], serde_json::json!(true));
     let from_start = app.ok("GET", "/v1/ladders/main/matches", &app.read, None);
     assert_eq!(from_start["entries"].as_array().map(Vec::len), Some(1), "m1 is settled");
-    assert!(holder.wait().unwrap().success());
+    // End the holder (a cancelled statement aborts its transaction; the seq it took is
+    // then never used, which ends the wait as a commit would).
+    assert_eq!(helpers::psql_query(&app.server.database, &format!("SELECT pg_cancel_backend({holder_pid})")), "t");
+    assert!(!holder.wait().unwrap().success(), "the holder was cancelled");
     // The horizon is the cluster's oldest running transaction: other suites sharing this
     // PostgreSQL cluster may hold it back a little longer, never forever.
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let after = loop {
         let page = app.ok("GET", &format!("/v1/ladders/main/matches?after={first_seq}"), &app.read, None);
         if page["pending"] != serde_json::json!(true) || Instant::now() > deadline {

@@ -157,6 +157,13 @@ pub fn database(backend: Backend, dir: &TempDir) -> String {
     }
 }
 
+/// Runs one query on a PostgreSQL database with psql and returns its unaligned output.
+pub fn psql_query(url: &str, sql: &str) -> String {
+    let output = Command::new(cluster().bin.join("psql")).args(["-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", url, "-c", sql]).output().expect("psql");
+    assert!(output.status.success(), "psql {sql}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
 /// Runs SQL on a PostgreSQL database with psql (the test's own session), in the background.
 pub fn psql_background(url: &str, sql: &str) -> Child {
     Command::new(cluster().bin.join("psql")).args(["-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql]).stdout(Stdio::null()).spawn().expect("psql")
