@@ -41,7 +41,7 @@ CREATE TABLE journal (
     time      DOUBLE PRECISION NOT NULL,
     joined    TEXT             NOT NULL,
     results   TEXT             NOT NULL,
-    horizon   BIGINT           NOT NULL, -- first unassigned transaction id after seq was taken
+    horizon   BIGINT           NOT NULL, -- a transaction id taken after seq (docs/ladder-server.md)
     UNIQUE (ladder_id, match_id)
 );
 CREATE INDEX journal_by_ladder ON journal (ladder_id, seq);

@@ -413,10 +413,22 @@ const LOCK_LADDER_SHARED: &str = "SELECT pg_advisory_xact_lock_shared($1, $2)";
 const LOCK_ZERO_SUM: &str = "SELECT zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = $1 FOR UPDATE";
 const UPDATE_ZERO_SUM: &str = "UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3, players = $4 WHERE id = $1";
 const NEXT_SEQ: &str = "SELECT nextval('journal_seq')";
-/// The seq taken by [`NEXT_SEQ`] in the statement before; `horizon` is this statement's
-/// snapshot's first unassigned transaction id.
+/// Opens the subtransaction whose first write, the journal insert, takes a transaction id
+/// after the seq was taken (see [`SET_HORIZON`]).
+const HORIZON_SAVEPOINT: &str = "SAVEPOINT journal_horizon";
+/// The seq taken by [`NEXT_SEQ`] in the statement before; `horizon` is set by
+/// [`SET_HORIZON`] in the same transaction (the placeholder is never seen: a reader sees the
+/// row only after the commit).
 const INSERT_JOURNAL: &str = "INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, horizon) \
-     VALUES (currval('journal_seq'), $1, $2, $3, $4, $5, $6, $7, pg_snapshot_xmax(pg_current_snapshot())::text::bigint)";
+     VALUES (currval('journal_seq'), $1, $2, $3, $4, $5, $6, $7, 9223372036854775807)";
+/// `horizon` = the transaction id of the subtransaction that inserted the row, widened to 64
+/// bits with the top-level transaction's epoch (a subtransaction's id follows its parent's,
+/// less than 2^32 later). Transaction ids are handed out in order, so every transaction
+/// that took a lower seq (each takes its id before its seq) has a lower id. The snapshot's
+/// `xmax` is not such a bound: it is one past the newest *finished* transaction, and a
+/// running transaction can hold an id at or above it.
+const SET_HORIZON: &str = "UPDATE journal SET horizon = t.top + ((journal.xmin::text::bigint - t.top) % 4294967296 + 4294967296) % 4294967296 \
+     FROM (SELECT pg_current_xact_id()::text::bigint AS top) AS t WHERE journal.seq = currval('journal_seq')";
 
 /// One attempt at a match: `Ok` carries the API's answer (including a replayed or refused
 /// retry); `Err` a database error (the transaction is then rolled back or to be).
@@ -430,6 +442,7 @@ async fn report_once(conn: &mut Conn, ladder: &Ladder, request: &MatchRequest, i
     let update_zero_sum = conn.prepare(UPDATE_ZERO_SUM).await?;
     let next = conn.prepare(NEXT_SEQ).await?;
     let insert_journal = conn.prepare(INSERT_JOURNAL).await?;
+    let set_horizon = conn.prepare(SET_HORIZON).await?;
     let mut names: Vec<&str> = request.players();
     names.sort_unstable();
     let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
@@ -526,7 +539,7 @@ async fn report_once(conn: &mut Conn, ladder: &Ladder, request: &MatchRequest, i
     // locks, journal, commit. A failed statement makes COMMIT roll back.
     let zero_sum_params: [&(dyn ToSql + Sync); 4] = [&ladder.id, &offset, &sum_text, &players];
     let journal_params: [&(dyn ToSql + Sync); 7] = [&ladder.id, &request.id, &kind, &inputs, &now, &joined_json, &results];
-    let (updated, zero_sum_updated, seq, journaled, committed) = tokio::join!(
+    let (updated, zero_sum_updated, seq, savepoint, journaled, horizon, committed) = tokio::join!(
         c.execute(&update, &params),
         async {
             if zero_sum.is_some() {
@@ -536,14 +549,18 @@ async fn report_once(conn: &mut Conn, ladder: &Ladder, request: &MatchRequest, i
             }
         },
         c.query_one(&next, &[]),
+        c.simple_query(HORIZON_SAVEPOINT),
         c.execute(&insert_journal, &journal_params),
+        c.execute(&set_horizon, &[]),
         c.simple_query("COMMIT"),
     );
     let outcome = (|| {
         updated?;
         zero_sum_updated?;
         let seq: i64 = seq?.get(0);
+        savepoint?;
         journaled?;
+        horizon?;
         committed?;
         Ok(seq)
     })();
@@ -595,7 +612,9 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, event: LadderEvent) -> R
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &result.decayed_through]).await?;
     let seq: i64 = c.query_one(NEXT_SEQ, &[]).await?.get(0);
         let none: Option<&str> = None;
+    c.batch_execute(HORIZON_SAVEPOINT).await?;
     c.execute(INSERT_JOURNAL, &[&ladder.id, &none, &event.kind(), &"{}", &now, &"[]", &result.summary]).await?;
+    c.execute(SET_HORIZON, &[]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(super::event_response(seq, &result.results))
 }

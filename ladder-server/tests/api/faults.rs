@@ -145,10 +145,14 @@ pub fn journal_horizon() {
     // another server would. It waits in pg_sleep until this test ends it, so no timing of a
     // loaded machine can let it finish early; the test waits until it is asleep, that is
     // after its nextval.
-    let mut holder = helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(600); COMMIT;");
+    let mut holder = HeldTransaction {
+        child: helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(300); COMMIT;"),
+        database: app.server.database.clone(),
+        pid: String::new(),
+    };
     let asleep = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()";
     let deadline = Instant::now() + Duration::from_secs(60);
-    let holder_pid = loop {
+    holder.pid = loop {
         let pid = helpers::psql_query(&app.server.database, asleep);
         if !pid.is_empty() {
             break pid;
@@ -165,8 +169,8 @@ pub fn journal_horizon() {
     assert_eq!(from_start["entries"].as_array().map(Vec::len), Some(1), "m1 is settled");
     // End the holder (a cancelled statement aborts its transaction; the seq it took is
     // then never used, which ends the wait as a commit would).
-    assert_eq!(helpers::psql_query(&app.server.database, &format!("SELECT pg_cancel_backend({holder_pid})")), "t");
-    assert!(!holder.wait().unwrap().success(), "the holder was cancelled");
+    assert_eq!(holder.cancel(), "t");
+    assert!(!holder.child.wait().unwrap().success(), "the holder was cancelled");
     // The horizon is the cluster's oldest running transaction: other suites sharing this
     // PostgreSQL cluster may hold it back a little longer, never forever.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -179,4 +183,29 @@ pub fn journal_horizon() {
     };
     assert_eq!(after["entries"][0]["id"], "m2");
     assert_eq!(after["pending"], serde_json::json!(false));
+}
+
+/// A psql session holding a transaction open; cancelled when dropped, so a failing test
+/// never leaves it to hold back every other test's journal on the shared cluster.
+struct HeldTransaction {
+    child: std::process::Child,
+    database: String,
+    pid: String,
+}
+
+impl HeldTransaction {
+    fn cancel(&self) -> String {
+        helpers::psql_query(&self.database, &format!("SELECT pg_cancel_backend({})", self.pid))
+    }
+}
+
+impl Drop for HeldTransaction {
+    fn drop(&mut self) {
+        if !self.pid.is_empty() && self.child.try_wait().ok().flatten().is_none() {
+            // psql_query asserts; a panic inside a drop while unwinding would abort.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.cancel()));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
