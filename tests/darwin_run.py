@@ -418,6 +418,10 @@ class Machine:
             self.write(end_pointer, struct.pack("<Q", pointer + end))
         self.ret(value)
 
+    def f_strtol(self):
+        # The same parse; a negative value is returned in two's complement (long is 64-bit).
+        self.f_strtoul()
+
     def parse_float(self, pointer, end_pointer):
         text = self.cstr(pointer)
         start, end = self.number_prefix(text, "+-0123456789.eE")
@@ -709,6 +713,13 @@ class Machine:
 
     def f_unlink(self):
         self.ret(self.os_call(lambda: os.unlink(self.path_arg(0)) or 0))
+
+    def f_remove(self):
+        def remove():
+            path = self.path_arg(0)
+            (os.rmdir if os.path.isdir(path) and not os.path.islink(path) else os.unlink)(path)
+            return 0
+        self.ret(self.os_call(remove))
 
     def f_getcwd(self):
         cwd = os.getcwd().encode() + b"\0"
