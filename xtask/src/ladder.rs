@@ -55,7 +55,7 @@ impl Drop for ClientTestServer {
 }
 
 fn elo_ladder() -> PathBuf {
-    root().join("target/release").join(format!("elo-ladder{}", std::env::consts::EXE_SUFFIX))
+    root().join("target/release-tests").join(format!("elo-ladder{}", std::env::consts::EXE_SUFFIX))
 }
 
 fn create_key(database: &str, scope: &str) -> Result<String, String> {
@@ -73,7 +73,8 @@ fn create_key(database: &str, scope: &str) -> Result<String, String> {
 /// read key, and names them to the C# tests (`ELO_LADDER_URL`, `ELO_LADDER_*_KEY`, inherited
 /// by the NUnit run).
 pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
-    Step::new("elo-ladder (release build)", "cargo").args(["build", "--release", "--package", "ranking-elo-ladder"]).run()?;
+    // The suite's own profile (release without LTO): the Rust tests have built it already.
+    Step::new("elo-ladder (release-tests build)", "cargo").args(["build", "--package", "ranking-elo-ladder"]).args(crate::TEST_PROFILE).run()?;
     let dir = std::env::temp_dir().join(format!("elo-ladder-csharp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
