@@ -391,29 +391,62 @@ pub fn tool_output(program: &str, args: &[&str], path: &Path) -> Result<String, 
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// Checks that every binary exports exactly the header's `elo_` functions.
+/// Symbols the Mach-O linker defines in every dylib it makes (the image's own header), which
+/// zig's linker leaves in the export trie. They name this image only and, under macOS's
+/// two-level namespace, can clash with nothing.
+const MACHO_LINKER_SYMBOLS: [&str; 2] = ["__mh_dylib_header", "___dso_handle"];
+
+/// Checks that every binary exports the header's `elo_` functions and nothing else (no
+/// Rust runtime symbol that a second Rust library in the same game could collide with).
 fn exports() -> Result<Counts, String> {
     let wanted = crate::header::functions()?;
     let mut counts = Counts::default();
     for platform in PLATFORMS {
         let path = platform.path();
-        // A DLL: its export table; ELF shared libraries: the dynamic symbol table; Mach-O and
-        // archives: the defined global symbols (every slice of a universal file).
-        let text = match platform.kind {
-            Kind::MingwShared => tool_output("llvm-readobj-22", &["--coff-exports"], &path)?,
-            Kind::ZigShared if !platform.folder.starts_with("macOS") => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?,
-            Kind::AndroidShared => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?,
-            _ => tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name"], &path)?,
+        let apple = platform.folder.starts_with("macOS") || platform.folder.starts_with("iOS");
+        // What a loader or a final link sees: a DLL's export table; the dynamic symbol
+        // table of ELF shared libraries; each slice's export trie of the universal dylib;
+        // the defined global symbols of the static archives.
+        let listings: Vec<(String, Vec<String>)> = match platform.kind {
+            Kind::MingwShared => {
+                let text = tool_output("llvm-readobj-22", &["--coff-exports"], &path)?;
+                vec![(platform.folder.to_owned(), text.lines().filter_map(|l| l.trim().strip_prefix("Name: ")).map(str::to_owned).collect())]
+            }
+            Kind::ZigShared if platform.folder.starts_with("macOS") => {
+                let mut slices = Vec::new();
+                for arch in ["arm64", "x86_64"] {
+                    let text = tool_output("llvm-objdump-22", &["--macho", "--exports-trie", &format!("--arch={arch}")], &path)?;
+                    let names = text.lines().filter(|l| l.starts_with("0x")).filter_map(|l| l.split_whitespace().nth(1)).map(str::to_owned).collect();
+                    slices.push((format!("{} ({arch})", platform.folder), names));
+                }
+                slices
+            }
+            Kind::ZigShared | Kind::AndroidShared => {
+                let text = tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?;
+                vec![(platform.folder.to_owned(), text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())]
+            }
+            Kind::Static(_) => {
+                let text = tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name"], &path)?;
+                // Member headers ("ranking_elo.o:") and blank lines separate the members.
+                vec![(platform.folder.to_owned(), text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.ends_with(':')).map(str::to_owned).collect())]
+            }
         };
-        let found: BTreeSet<String> = text
-            .lines()
-            .map(|l| l.trim().trim_start_matches("Name: ").trim_start_matches('_').to_owned())
-            .filter(|name| name.starts_with("elo_"))
-            .collect();
-        let missing: Vec<&String> = wanted.difference(&found).collect();
-        let extra: Vec<&String> = found.difference(&wanted).collect();
-        let ok = missing.is_empty() && extra.is_empty();
-        counts += verdict(&format!("{} exports the header's {} functions", platform.folder, wanted.len()), ok, &if ok { String::new() } else { format!("missing {missing:?}, not in the header {extra:?}") });
+        for (label, names) in listings {
+            let found: BTreeSet<String> = names
+                .iter()
+                .filter(|name| !(apple && MACHO_LINKER_SYMBOLS.contains(&name.as_str())))
+                // Mach-O prefixes C names with one underscore.
+                .map(|name| if apple { name.strip_prefix('_').unwrap_or(name) } else { name }.to_owned())
+                .collect();
+            let missing: Vec<&String> = wanted.difference(&found).collect();
+            let extra: Vec<&String> = found.difference(&wanted).collect();
+            let ok = missing.is_empty() && extra.is_empty();
+            counts += verdict(
+                &format!("{label} exports the header's {} functions and nothing else", wanted.len()),
+                ok,
+                &if ok { String::new() } else { format!("missing {missing:?}, not in the header {extra:?}") },
+            );
+        }
     }
     Ok(counts)
 }

@@ -271,6 +271,12 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
             rustflags.push("-Clink-arg=-Wl,-x".to_owned());
             rustflags.push("-Clink-arg=-Wl,-S".to_owned());
             rustflags.push("-Clink-arg=-Wl,-dead_strip".to_owned());
+            // zig's Mach-O linker ignores rustc's `-exported_symbols_list`, so every symbol
+            // the LTO keeps external would be exported (`rust_eh_personality` and a std
+            // static were). Hidden by default, only the `#[no_mangle]` C functions keep
+            // default visibility: the dylib exports the header's functions and nothing of
+            // Rust's (`binaries.rs` checks the export trie of both slices).
+            rustflags.push("-Zdefault-visibility=hidden".to_owned());
         }
         Kind::ZigShared => {}
         Kind::Static(_) | Kind::AndroidShared => {
