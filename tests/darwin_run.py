@@ -689,21 +689,20 @@ class Machine:
             self.write(self.arg(1), data)
             self.ret(len(data))
 
-    def f_write(self):
-        data = self.read(self.arg(1), self.arg(2))
-        if self.sarg(0) in (1, 2):
-            self.emit(self.sarg(0) + 1, data)
+    def write_out(self, fd, data):
+        """write(2) of `data` to `fd`: stdout and stderr are captured, other files written."""
+        if fd in (1, 2):
+            self.emit(fd + 1, data)
             self.ret(len(data))
         else:
-            self.ret(self.os_call(lambda: os.write(self.sarg(0), data)))
+            self.ret(self.os_call(lambda: os.write(fd, data)))
+
+    def f_write(self):
+        self.write_out(self.sarg(0), self.read(self.arg(1), self.arg(2)))
 
     def f_writev(self):
-        total = b"".join(self.read(self.u64(self.arg(1) + 16 * i), self.u64(self.arg(1) + 16 * i + 8)) for i in range(self.sarg(2)))
-        if self.sarg(0) in (1, 2):
-            self.emit(self.sarg(0) + 1, total)
-            self.ret(len(total))
-        else:
-            self.ret(self.os_call(lambda: os.write(self.sarg(0), total)))
+        iov = self.arg(1)
+        self.write_out(self.sarg(0), b"".join(self.read(self.u64(iov + 16 * i), self.u64(iov + 16 * i + 8)) for i in range(self.sarg(2))))
 
     def f_fcntl(self):
         self.ret(0)  # F_FULLFSYNC and descriptor flags: nothing to do here

@@ -167,13 +167,7 @@ pub fn journal_horizon() {
     // this cluster run their own transactions meanwhile: one of them that began before m1
     // may still be running on a loaded machine, so m1 shows once those have ended.
     let waiting = Instant::now();
-    let from_start = loop {
-        let page = app.ok("GET", "/v1/ladders/main/matches", &app.read, None);
-        if !page["entries"].as_array().is_some_and(Vec::is_empty) || waiting.elapsed() > Duration::from_secs(30) {
-            break page;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let from_start = journal_when(&app, "", |page| page["entries"] != serde_json::json!([]));
     assert_eq!(from_start["entries"].as_array().map(Vec::len), Some(1), "m1 is settled, m2 is not (after {:?}): {from_start}", waiting.elapsed());
     assert_eq!(from_start["entries"][0]["id"], "m1");
     assert_eq!(from_start["pending"], serde_json::json!(true));
@@ -187,16 +181,22 @@ pub fn journal_horizon() {
     assert!(!holder.child.wait().unwrap().success(), "the holder was cancelled");
     // The horizon is the cluster's oldest running transaction: other suites sharing this
     // PostgreSQL cluster may hold it back a little longer, never forever.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let after = loop {
-        let page = app.ok("GET", &format!("/v1/ladders/main/matches?after={first_seq}"), &app.read, None);
-        if page["pending"] != serde_json::json!(true) || Instant::now() > deadline {
-            break page;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let after = journal_when(&app, &format!("?after={first_seq}"), |page| page["pending"] != serde_json::json!(true));
     assert_eq!(after["entries"][0]["id"], "m2");
     assert_eq!(after["pending"], serde_json::json!(false));
+}
+
+/// The page `/v1/ladders/main/matches{query}` once `settled` holds for it, or after 30 s
+/// (the caller's assertions then say what was missing).
+fn journal_when(app: &TestApp, query: &str, settled: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let page = app.ok("GET", &format!("/v1/ladders/main/matches{query}"), &app.read, None);
+        if settled(&page) || Instant::now() > deadline {
+            return page;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// A psql session holding a transaction open; cancelled when dropped, so a failing test
