@@ -1,11 +1,16 @@
 //! The ladder server's load benchmark (BENCHMARKS.md): matches per second and report
 //! latency with 1, 8 and 32 concurrent reporters on SQLite (synchronous FULL and NORMAL)
-//! and PostgreSQL (one and two server instances), and leaderboard reads at 1,000,000
-//! players. Every request goes through HTTP to the real `elo-ladder`; nothing is asserted
-//! (speed is measured here, never in tests).
+//! and PostgreSQL (one and two server instances, on an empty journal and on one that
+//! already holds 1,000,000 entries), pgbench's TPC-B-like transactions per second on the
+//! same cluster in the same run (the database's own limit, for the ratios), and leaderboard
+//! reads at 1,000,000 players. Every request goes through HTTP to the real `elo-ladder`;
+//! nothing is asserted (speed is measured here, never in tests).
 //!
 //! `cargo xtask bench-ladder [seconds per run]` or
-//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run]`.
+//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [--only postgres]`.
+//! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
+//! before/after comparison in one session): it needs only `serve --listen --database
+//! --rate-limit` and `keys create`.
 
 #[path = "../tests/api/helpers.rs"]
 #[allow(dead_code)]
@@ -139,8 +144,13 @@ fn prepare(database: &str, servers: &[&Server], ladder: &str) -> String {
     admin
 }
 
+/// A server of the benchmarked build (`ELO_LADDER_BIN` or this one), without a rate limit.
+fn server(database: &str) -> Server {
+    Server::start_with(database, 0, &["--rate-limit", "0"])
+}
+
 fn matches_per_second(backend: Backend, label: &str, database: &str, instances: usize, seconds: f64) {
-    let servers: Vec<Server> = (0..instances).map(|_| Server::start(database, 0, 0)).collect();
+    let servers: Vec<Server> = (0..instances).map(|_| server(database)).collect();
     let refs: Vec<&Server> = servers.iter().collect();
     let admin = prepare(database, &refs, "bench");
     let addresses: Vec<String> = servers.iter().map(|s| s.address.clone()).collect();
@@ -172,7 +182,7 @@ fn time_gets(address: &str, key: &str, path: &str, count: usize) -> (f64, f64) {
 /// would take minutes), then the leaderboard's first 100 and one player's rank read
 /// through the API.
 fn million(backend: Backend, label: &str, database: &str) {
-    let server = Server::start(database, 0, 0);
+    let server = server(database);
     let admin = prepare(database, &[&server], "million");
     let seeded = Instant::now();
     let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
@@ -208,23 +218,73 @@ fn million(backend: Backend, label: &str, database: &str) {
     );
 }
 
+/// Writes `count` journal entries of another ladder straight into the database (about
+/// 300 bytes each, like a pair's), as a journal grown over a season would be.
+fn grow_journal(database: &str, count: u64) -> f64 {
+    let started = Instant::now();
+    // The schema of this build or an older one (whose journal had a `horizon` column).
+    let has_horizon = helpers::psql_query(database, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'journal' AND column_name = 'horizon'") == "1";
+    let (extra_columns, extra_values) = if has_horizon { (", horizon", ", 0") } else { (", bytes", ", 300") };
+    let sql = format!(
+        "INSERT INTO ladders (name, config, created_at) VALUES ('history', '{{}}', 0); \
+         INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results{extra_columns}) \
+         SELECT nextval('journal_seq'), (SELECT id FROM ladders WHERE name = 'history'), 'old-' || i, 'pair', '{{\"kind\":\"pair\",\"a\":\"p1\",\"b\":\"p2\",\"score_a\":1.0}}', 0, '[]', \
+         repeat('x', 220){extra_values} FROM generate_series(1, {count}) AS i; VACUUM ANALYZE journal"
+    );
+    let status = helpers::psql_background(database, &sql).wait().expect("psql");
+    assert!(status.success(), "seeding the journal");
+    started.elapsed().as_secs_f64()
+}
+
+/// pgbench's TPC-B-like script with 8 clients on its own database of the same cluster:
+/// the cluster's transactions per second.
+fn pgbench(seconds: f64) -> f64 {
+    let dir = TempDir::new("pgbench");
+    let database = helpers::database(Backend::Postgres, &dir);
+    let bin = helpers::postgres_bin_dir();
+    let init = Command::new(bin.join("pgbench")).args(["-i", "-s", "10", "-q", &database]).output().expect("pgbench -i");
+    assert!(init.status.success(), "pgbench -i: {}", String::from_utf8_lossy(&init.stderr));
+    let run = Command::new(bin.join("pgbench")).args(["-c", "8", "-j", "2", "-T", &format!("{}", seconds.ceil() as u64), "-b", "tpcb-like", &database]).output().expect("pgbench");
+    assert!(run.status.success(), "pgbench: {}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8_lossy(&run.stdout);
+    text.lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next().and_then(|n| n.parse().ok()))
+        .unwrap_or_else(|| panic!("no tps in pgbench's output: {text}"))
+}
+
 fn main() {
-    let seconds: f64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5.0);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seconds: f64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(5.0);
+    let only_postgres = args.iter().any(|a| a == "postgres");
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())).unwrap_or_default();
     println!("elo-ladder load benchmark: {seconds} s per run, {cores} cores ({cpu}), {PLAYERS} players, random pairs, keep-alive HTTP/1.1 on 127.0.0.1");
+    println!("server: {}", helpers::binary());
     let pg_version = Command::new("sh").args(["-c", "ls /usr/lib/postgresql"]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+    let tps = pgbench(seconds);
+    println!("\npgbench TPC-B-like, 8 clients, scale 10, PostgreSQL {pg_version}: {tps:.0} tps");
     println!("\n| database | reporters | matches/s | p50 ms | p99 ms |\n|---|---|---|---|---|");
-    for (label, suffix) in [("SQLite, WAL, synchronous=FULL (default)", ""), ("SQLite, WAL, synchronous=NORMAL", "?synchronous=normal")] {
-        let dir = TempDir::new("bench");
-        let database = format!("{}{suffix}", helpers::database(Backend::Sqlite, &dir));
-        matches_per_second(Backend::Sqlite, label, &database, 1, seconds);
+    if !only_postgres {
+        for (label, suffix) in [("SQLite, WAL, synchronous=FULL (default)", ""), ("SQLite, WAL, synchronous=NORMAL", "?synchronous=normal")] {
+            let dir = TempDir::new("bench");
+            let database = format!("{}{suffix}", helpers::database(Backend::Sqlite, &dir));
+            matches_per_second(Backend::Sqlite, label, &database, 1, seconds);
+        }
     }
-    for instances in [1, 2] {
-        let dir = TempDir::new("bench");
-        let database = helpers::database(Backend::Postgres, &dir);
-        let label = format!("PostgreSQL {pg_version}, {instances} instance{}", if instances == 1 { "" } else { "s" });
-        matches_per_second(Backend::Postgres, &label, &database, instances, seconds);
+    for journal in [0u64, 1_000_000] {
+        for instances in [1, 2] {
+            let dir = TempDir::new("bench");
+            let database = helpers::database(Backend::Postgres, &dir);
+            // The server's first start migrates; the journal is grown after it.
+            drop(server(&database));
+            let seeded = if journal > 0 { format!(", {journal} journal entries (written in {:.0} s)", grow_journal(&database, journal)) } else { ", empty journal".to_owned() };
+            let label = format!("PostgreSQL {pg_version}, {instances} instance{}{seeded}", if instances == 1 { "" } else { "s" });
+            matches_per_second(Backend::Postgres, &label, &database, instances, seconds);
+        }
+    }
+    if only_postgres {
+        return;
     }
     println!("\n| database | top-100 p50 ms | top-100 p99 ms | one player's rank p50 ms | p99 ms | ranks 500,001-500,100 ms | seeding s |\n|---|---|---|---|---|---|---|");
     let dir = TempDir::new("bench");

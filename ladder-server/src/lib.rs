@@ -5,29 +5,67 @@
 //! client) and keeps the ladder in SQLite (the embedded default) or PostgreSQL (several
 //! server instances on one database). `docs/ladder-server.md` in the repository has the
 //! schema and the transaction design; the README has the API.
+//!
+//! The layers: [`model`] (what a report is and how the engine applies it) and [`events`]
+//! (season ends and decay through the engine's pool); [`store`] (the two databases behind
+//! one trait); [`http`] (one module per resource, the authorization extractors, the shared
+//! layers); [`limits`] (rate limits); [`serve`] (connections, timeouts, shutdown);
+//! [`telemetry`] (logs and metrics).
 
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod events;
 pub mod http;
 pub mod keys;
+pub mod limits;
 pub mod model;
+pub mod serve;
 pub mod store;
+pub mod telemetry;
 
-use std::net::SocketAddr;
+use std::future::Future;
+use std::sync::Arc;
 
-pub use http::{router, ApiSettings};
+pub use http::{router, ApiSettings, AppState};
+pub use serve::ConnectionLimits;
 pub use store::{DatabaseUrl, Store};
 
-/// Serves the API on `listener` until Ctrl-C or SIGTERM.
+/// Serves the API on `listener` until `shutdown` completes (then drains: `/readyz` says
+/// so, requests in flight finish within the grace period).
 ///
 /// # Errors
 /// The listener fails.
-pub async fn serve(listener: tokio::net::TcpListener, store: Store, settings: ApiSettings) -> std::io::Result<()> {
-    axum::serve(listener, router(store, settings).into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown()).await
+pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    let draining = Arc::clone(&state);
+    let delay = limits.drain_delay;
+    let shutdown = async move {
+        shutdown.await;
+        draining.drain();
+        if !delay.is_zero() {
+            tracing::info!(seconds = delay.as_secs_f64(), "draining: /readyz answers 503; still serving");
+            tokio::time::sleep(delay).await;
+        }
+        tracing::info!("shutting down: no new connections, requests in flight finish");
+    };
+    serve::serve(listener, router(state), limits, shutdown).await
 }
 
-async fn shutdown() {
+/// Serves `GET /metrics` (no key) on its own listener until the process ends: for a
+/// Prometheus scraper on a private address.
+///
+/// # Errors
+/// The listener fails.
+pub async fn serve_metrics(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(|axum::extract::State(state): axum::extract::State<Arc<AppState>>| async move { http::metrics::exposition(&state) }),
+    );
+    axum::serve(listener, app.with_state(state)).await
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -1,16 +1,44 @@
-//! `elo-ladder`: `serve` the ladder API, `keys create` and `keys revoke`.
+//! `elo-ladder`: `serve` the ladder API; `keys create`, `keys revoke`, `keys list`.
 
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Arg, ArgMatches, Command};
+use clap::{Arg, ArgAction, ArgMatches, Command};
 use ranking_elo_ladder::keys::{self, Scope};
-use ranking_elo_ladder::{ApiSettings, DatabaseUrl, Store};
+use ranking_elo_ladder::store::database_url::{PasswordSources, DEFAULT_MAX_CONNECTIONS};
+use ranking_elo_ladder::telemetry::{self, LogFormat};
+use ranking_elo_ladder::{ApiSettings, AppState, ConnectionLimits, DatabaseUrl, Store};
 
 const DEFAULT_DATABASE: &str = "sqlite://ladder.db";
 
-fn database_arg() -> Arg {
-    Arg::new("database").long("database").value_name("URL").default_value(DEFAULT_DATABASE).help("sqlite://PATH[?synchronous=normal] or postgres://USER@HOST:PORT/NAME")
+fn database_args(command: Command) -> Command {
+    command
+        .arg(
+            Arg::new("database")
+                .long("database")
+                .value_name("URL")
+                .env("DATABASE_URL")
+                .hide_env_values(true)
+                .default_value(DEFAULT_DATABASE)
+                .help("sqlite://PATH[?synchronous=normal] or postgres://USER@HOST:PORT/NAME[?sslmode=verify-full&sslrootcert=CA.pem]"),
+        )
+        .arg(
+            Arg::new("database-password-file")
+                .long("database-password-file")
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("PostgreSQL password from a file (else from the URL, else PGPASSWORD)"),
+        )
+}
+
+fn seconds(name: &'static str, default: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).value_name("SECONDS").default_value(default).value_parser(clap::value_parser!(u64).range(1..)).help(help)
+}
+
+fn count(name: &'static str, default: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).value_name("N").default_value(default).value_parser(clap::value_parser!(u32)).help(help)
 }
 
 fn command() -> Command {
@@ -18,36 +46,38 @@ fn command() -> Command {
         .about("An authoritative Elo ladder server over the ranking-elo engine (HTTP + SQLite or PostgreSQL)")
         .subcommand_required(true)
         .subcommand(
-            Command::new("serve")
-                .about("Serve the ladder API (runs the database migrations first)")
+            database_args(Command::new("serve").about("Serve the ladder API (runs the database migrations first)"))
                 .arg(Arg::new("listen").long("listen").value_name("ADDR").default_value("127.0.0.1:8080").help("address and port to listen on"))
-                .arg(database_arg())
-                .arg(
-                    Arg::new("rate-limit")
-                        .long("rate-limit")
-                        .value_name("N")
-                        .default_value("200")
-                        .value_parser(clap::value_parser!(u32))
-                        .help("requests per second per API key (0: no limit)"),
-                ),
+                .arg(count("rate-limit", "200", "requests per second per API key, shared by every server on the database (0: no limit)"))
+                .arg(count("auth-failure-limit", "30", "failed authentications per minute per client address before 429 (0: no limit)"))
+                .arg(count("max-connections", "1024", "open client connections at most (more are closed at once)"))
+                .arg(count("max-connections-per-address", "64", "open client connections per client address at most"))
+                .arg(count("max-db-connections", "32", "PostgreSQL connections this server keeps at most"))
+                .arg(seconds("header-timeout", "10", "the longest a client may take to send a request's head"))
+                .arg(seconds("body-timeout", "10", "the longest a client may take to send a request's body"))
+                .arg(seconds("idle-timeout", "60", "keep-alive connections silent this long are closed"))
+                .arg(seconds("request-timeout", "60", "a request not answered within this gets 503 (its work goes on; retry with the same id)"))
+                .arg(seconds("shutdown-grace", "10", "on SIGTERM, how long requests in flight may finish"))
+                .arg(Arg::new("drain-delay").long("drain-delay").value_name("SECONDS").default_value("0").value_parser(clap::value_parser!(u64)).help("on SIGTERM, keep serving this long with /readyz answering 503 before closing the listener"))
+                .arg(Arg::new("cors-origin").long("cors-origin").value_name("ORIGIN").action(ArgAction::Append).help("allow browser pages from this origin (e.g. https://game.example); repeatable; none by default"))
+                .arg(Arg::new("metrics-listen").long("metrics-listen").value_name("ADDR").help("serve GET /metrics without a key on this (private) address; /metrics on the API needs an admin key"))
+                .arg(Arg::new("log-format").long("log-format").value_parser(["text", "json"]).default_value("text").help("request and event logs on stderr: text or JSON lines")),
         )
         .subcommand(
             Command::new("keys")
-                .about("Create or revoke API keys (the database keeps only a hash)")
+                .about("Create, revoke or list API keys (the database keeps only a hash)")
                 .subcommand_required(true)
                 .subcommand(
-                    Command::new("create")
-                        .about("Create a key; it is printed once, on stdout's last line")
-                        .arg(database_arg())
+                    database_args(Command::new("create").about("Create a key; it is printed once, on stdout's last line"))
                         .arg(Arg::new("scope").long("scope").required(true).value_parser(["read", "report", "admin"]).help("read < report < admin"))
                         .arg(Arg::new("ladder").long("ladder").value_name("NAME").help("limit the key to one ladder")),
                 )
                 .subcommand(
-                    Command::new("revoke")
-                        .about("Revoke a key (by the key or its id, the 16 hex digits after elo_)")
-                        .arg(database_arg())
-                        .arg(Arg::new("key").required(true).value_name("KEY_OR_ID")),
-                ),
+                    database_args(Command::new("revoke").about("Revoke a key (by the key or its id, the 16 hex digits after elo_)")).arg(Arg::new("key").required(true).value_name("KEY_OR_ID")),
+                )
+                .subcommand(database_args(Command::new("list").about("List the keys: id, scope, ladder, created, revoked (never a secret)")).arg(
+                    Arg::new("json").long("json").action(ArgAction::SetTrue).help("one JSON object per line"),
+                )),
         )
 }
 
@@ -63,11 +93,14 @@ fn main() -> ExitCode {
             Some(("keys", keys)) => match keys.subcommand() {
                 Some(("create", args)) => create_key(args).await,
                 Some(("revoke", args)) => revoke_key(args).await,
-                _ => Err("keys create | keys revoke".to_owned()),
+                Some(("list", args)) => list_keys(args).await,
+                _ => Err("keys create | keys revoke | keys list".to_owned()),
             },
             _ => Err("serve | keys".to_owned()),
         }
     });
+    // Tasks still running (a connection past the grace period) do not hold the exit.
+    runtime.shutdown_timeout(Duration::from_millis(500));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => fail(&message),
@@ -83,19 +116,77 @@ fn text<'a>(args: &'a ArgMatches, name: &str) -> &'a str {
     args.get_one::<String>(name).map_or("", String::as_str)
 }
 
+fn number(args: &ArgMatches, name: &str) -> u32 {
+    args.get_one::<u32>(name).copied().unwrap_or(0)
+}
+
+fn duration(args: &ArgMatches, name: &str) -> Duration {
+    Duration::from_secs(args.get_one::<u64>(name).copied().unwrap_or(10))
+}
+
+fn database_url(args: &ArgMatches) -> Result<DatabaseUrl, String> {
+    let passwords = PasswordSources::from_env(args.get_one::<PathBuf>("database-password-file").cloned());
+    let mut url = DatabaseUrl::parse_with(text(args, "database"), &passwords)?;
+    if let (DatabaseUrl::Postgres(settings), Ok(Some(max))) = (&mut url, args.try_get_one::<u32>("max-db-connections")) {
+        settings.max_connections = usize::try_from(*max).unwrap_or(DEFAULT_MAX_CONNECTIONS).max(2);
+    }
+    Ok(url)
+}
+
 async fn open(args: &ArgMatches) -> Result<Store, String> {
-    Store::open(&DatabaseUrl::parse(text(args, "database"))?).await
+    ranking_elo_ladder::store::open(&database_url(args)?).await
+}
+
+/// Lets the process hold as many descriptors as it may (one per client connection).
+fn raise_descriptor_limit() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit read and write a plain struct we own.
+    unsafe {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 async fn serve(args: &ArgMatches) -> Result<(), String> {
-    let store = open(args).await?;
+    telemetry::init_logs(if text(args, "log-format") == "json" { LogFormat::Json } else { LogFormat::Text });
+    telemetry::install_metrics();
+    raise_descriptor_limit();
+    let url = database_url(args)?;
+    let store = ranking_elo_ladder::store::open(&url).await?;
     let listen = text(args, "listen");
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
-    let settings = ApiSettings { rate_limit: args.get_one::<u32>("rate-limit").copied().unwrap_or(200) };
-    println!("elo-ladder listening on http://{address} (database {})", text(args, "database"));
+    let settings = ApiSettings {
+        rate_limit: number(args, "rate-limit"),
+        auth_failures_per_minute: number(args, "auth-failure-limit"),
+        request_timeout: duration(args, "request-timeout"),
+        body_timeout: duration(args, "body-timeout"),
+        cors_origins: args.get_many::<String>("cors-origin").map(|v| v.cloned().collect()).unwrap_or_default(),
+    };
+    let limits = ConnectionLimits {
+        max_connections: number(args, "max-connections") as usize,
+        max_per_address: number(args, "max-connections-per-address") as usize,
+        header_timeout: duration(args, "header-timeout"),
+        idle_timeout: duration(args, "idle-timeout"),
+        shutdown_grace: duration(args, "shutdown-grace"),
+        drain_delay: Duration::from_secs(args.get_one::<u64>("drain-delay").copied().unwrap_or(0)),
+    };
+    let state = AppState::new(store, settings);
+    if let Some(metrics_listen) = args.get_one::<String>("metrics-listen") {
+        let metrics = tokio::net::TcpListener::bind(metrics_listen).await.map_err(|e| format!("cannot listen on {metrics_listen}: {e}"))?;
+        let metrics_address = metrics.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!(address = %metrics_address, "metrics on http://{metrics_address}/metrics");
+        tokio::spawn(ranking_elo_ladder::serve_metrics(metrics, std::sync::Arc::clone(&state)));
+    }
+    println!("elo-ladder listening on http://{address} (database {})", url.redacted());
     let _ = std::io::stdout().flush();
-    ranking_elo_ladder::serve(listener, store, settings).await.map_err(|e| e.to_string())
+    tracing::info!(address = %address, database = %url.redacted(), "listening");
+    ranking_elo_ladder::serve(listener, state, limits, ranking_elo_ladder::shutdown_signal()).await.map_err(|e| e.to_string())?;
+    tracing::info!("stopped");
+    Ok(())
 }
 
 async fn create_key(args: &ArgMatches) -> Result<(), String> {
@@ -122,4 +213,40 @@ async fn revoke_key(args: &ArgMatches) -> Result<(), String> {
     } else {
         Err(format!("no active key {id}"))
     }
+}
+
+async fn list_keys(args: &ArgMatches) -> Result<(), String> {
+    let store = open(args).await?;
+    let keys = store.list_keys().await.map_err(|e| e.message)?;
+    let mut out = std::io::stdout().lock();
+    if args.get_flag("json") {
+        for key in &keys {
+            writeln!(out, "{}", serde_json::to_string(key).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
+    writeln!(out, "{:<16}  {:<6}  {:<24}  {:<20}  revoked", "id", "scope", "ladder", "created (UTC)").map_err(|e| e.to_string())?;
+    for key in &keys {
+        let revoked = key.revoked.map_or_else(|| "-".to_owned(), utc);
+        writeln!(out, "{:<16}  {:<6}  {:<24}  {:<20}  {revoked}", key.id, key.scope, key.ladder.as_deref().unwrap_or("(any)"), utc(key.created)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Unix seconds as `YYYY-MM-DD hh:mm:ss`.
+fn utc(seconds: f64) -> String {
+    #[allow(clippy::cast_possible_truncation)]
+    let total = seconds.floor() as i64;
+    let (days, rest) = (total.div_euclid(86_400), total.rem_euclid(86_400));
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rest / 3600, rest % 3600 / 60, rest % 60)
 }

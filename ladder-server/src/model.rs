@@ -16,12 +16,16 @@ use crate::error::ApiError;
 pub const MAX_NAME: usize = 64;
 
 /// Checks a ladder name, player name or match id: 1 to [`MAX_NAME`] characters from
-/// `A-Z a-z 0-9 - _ . :` (ids chosen by a game server, not display names).
+/// `A-Z a-z 0-9 - _ . :` (ids chosen by a game server, not display names), and not `.` or
+/// `..` (a URL path cannot name them: clients normalize them away).
 ///
 /// # Errors
 /// 422 naming `what`.
 pub fn check_name(value: &str, what: &str) -> Result<(), ApiError> {
     let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+    if value == "." || value == ".." {
+        return Err(ApiError::invalid("invalid_name", format!("{what} {value:?} is not a usable name (a URL cannot reach it)")));
+    }
     if value.is_empty() || value.len() > MAX_NAME || !value.chars().all(ok_char) {
         let shown: String = value.chars().take(MAX_NAME + 1).collect();
         return Err(ApiError::invalid(
@@ -46,6 +50,17 @@ struct MatchBody {
     places: Option<Vec<u32>>,
 }
 
+/// The score the engine rates with: the reported number rounded once to the nearest `f32`,
+/// as `elo_rate_players`, `elo_pool_apply` and C#'s `RatePlayers` take it (their `score_a`
+/// is a `float`). The journal keeps this value, so a replay through any of them with
+/// `(float)score_a` gives the server's bits.
+#[must_use]
+pub fn engine_score(reported: f64) -> f64 {
+    #[allow(clippy::cast_possible_truncation)]
+    let single = reported as f32;
+    f64::from(single)
+}
+
 /// A checked match report: its id and what was played, in the canonical form that is
 /// stored in the journal and compared on a retry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -68,7 +83,8 @@ pub enum Game {
         a: String,
         /// Player B.
         b: String,
-        /// A's score: 1 win, 0.5 draw, 0 loss, or any value between.
+        /// A's score: 1 win, 0.5 draw, 0 loss, or any value between; always the value of
+        /// an `f32` (see [`engine_score`]).
         score_a: f64,
     },
     /// Two teams of 1 to 64.
@@ -113,6 +129,8 @@ impl MatchRequest {
         check_name(&body.id, "id")?;
         let score = |score: Option<f64>| -> Result<f64, ApiError> {
             let score = score.ok_or_else(|| ApiError::invalid("invalid_match", "score_a is required (1 win, 0.5 draw, 0 loss)"))?;
+            Outcome::from_score(score).map_err(|e| ApiError::invalid("invalid_match", e.to_string()))?;
+            let score = engine_score(score);
             Outcome::from_score(score).map_err(|e| ApiError::invalid("invalid_match", e.to_string()))?;
             Ok(score + 0.0) // -0 is 0: one canonical form for retries
         };
@@ -266,6 +284,12 @@ pub fn joining_state(rules: &Rules, zero_sum: Option<&mut ZeroSum>, now: f64) ->
     }
 }
 
+/// A stored player made current for the API.
+#[must_use]
+pub fn view(row: PlayerRow, zero_sum: Option<&ZeroSum>) -> PlayerView {
+    PlayerView { state: current(&row.state, zero_sum), player: row.name }
+}
+
 /// The current state of a stored player (its rating plus the zero-sum offset).
 #[must_use]
 pub fn current(state: &PlayerState, zero_sum: Option<&ZeroSum>) -> PlayerState {
@@ -348,11 +372,12 @@ pub fn results_json(players: &[PlayerView]) -> String {
 /// One journal entry as `GET …/matches` shows it.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JournalEntry {
-    /// Position in the ladder's journal (increasing, not dense).
+    /// Position in the journal (increasing; shared by every ladder of the database, so a
+    /// ladder's entries are not numbered densely).
     pub seq: i64,
     /// `pair`, `team`, `free_for_all`, `season_end` or `decay`.
     pub kind: String,
-    /// The match id (none for season ends and decay).
+    /// The match id, or the id of a season end or decay (none for those of version 0.1).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub id: Option<String>,
     /// Server time, Unix seconds.

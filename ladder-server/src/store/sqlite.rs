@@ -1,26 +1,30 @@
-//! SQLite: the embedded default. One writer thread owns the write connection and commits
-//! the requests that arrived together in one transaction (group commit: one `fsync` for
-//! all of them under `synchronous=FULL`), each inside its own savepoint so that a refused
-//! match changes nothing; every reply waits for the commit. Reads use their own
-//! connections (WAL lets them run beside the writer).
+//! SQLite: the embedded default, for one server process. One writer thread owns the write
+//! connection and commits the requests that arrived together in one transaction (group
+//! commit: one `fsync` for all of them under `synchronous=FULL`), each inside its own
+//! savepoint so that a refused match changes nothing; every reply waits for the commit.
+//! Reads use their own connections (WAL lets them run beside the writer), each request in
+//! one read transaction.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use ranking_elo::PlayerState;
+use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
-use super::{canonical_config, run_event, stored_rules, view, BoardEntry, KeyRecord, Ladder, LadderEvent, PlayerWithRank, PutOutcome};
+use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
+use super::{
+    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
+};
 use crate::error::ApiError;
-use crate::model::{self, apply_match, joining_state, JournalEntry, MatchRequest, PlayerRow, ZeroSum};
-use ranking_elo::PlayerState;
+use crate::events::{event_response, run_event, EventRequest};
+use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 1] = [include_str!("../../migrations/sqlite/0001_ladders.sql")];
-
-/// The player columns, in [`player_row`]'s order.
-pub(crate) const PLAYER_COLUMNS: &str = "id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
+const MIGRATIONS: [&str; 2] = [include_str!("../../migrations/sqlite/0001_ladders.sql"), include_str!("../../migrations/sqlite/0002_operations.sql")];
 
 /// The most requests one transaction commits together.
 const MAX_BATCH: usize = 256;
@@ -66,6 +70,7 @@ pub struct SqliteStore {
     jobs: Mutex<mpsc::Sender<Job>>,
     readers: Mutex<Vec<Connection>>,
     path: String,
+    busy: Arc<AtomicUsize>,
 }
 
 fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
@@ -74,6 +79,22 @@ fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
     let sync = if full_sync { "FULL" } else { "NORMAL" };
     connection.execute_batch(&format!("PRAGMA journal_mode = WAL; PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON;"))?;
     Ok(connection)
+}
+
+/// Counts a connection in use while alive.
+struct InUse(Arc<AtomicUsize>);
+
+impl InUse {
+    fn new(counter: &Arc<AtomicUsize>) -> Self {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Self(Arc::clone(counter))
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl SqliteStore {
@@ -86,11 +107,13 @@ impl SqliteStore {
         let mut writer = connect(path, full_sync).map_err(describe)?;
         migrate(&mut writer).map_err(describe)?;
         let (sender, receiver) = mpsc::channel::<Job>();
+        let busy = Arc::new(AtomicUsize::new(0));
+        let writer_busy = Arc::clone(&busy);
         std::thread::Builder::new()
             .name("elo-ladder-sqlite-writer".into())
-            .spawn(move || write_loop(&writer, &receiver))
+            .spawn(move || write_loop(&writer, &receiver, &writer_busy))
             .map_err(|e| e.to_string())?;
-        Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned() })
+        Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned(), busy })
     }
 
     /// Runs `work` in the writer's next transaction; the result comes back after the commit.
@@ -105,7 +128,9 @@ impl SqliteStore {
     async fn read<T: Send + 'static>(&self, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
         let connection = self.readers.lock().map_err(|_| ApiError::internal("reader lock poisoned"))?.pop();
         let path = self.path.clone();
+        let in_use = InUse::new(&self.busy);
         let (connection, result) = tokio::task::spawn_blocking(move || {
+            let _in_use = in_use;
             let connection = match connection {
                 Some(c) => c,
                 None => match connect(&path, true) {
@@ -133,10 +158,12 @@ impl SqliteStore {
         }
         result
     }
+}
 
-    pub(super) async fn put_ladder(&self, name: &str, config_json: &str) -> Result<PutOutcome, ApiError> {
+impl LadderStore for SqliteStore {
+    fn put_ladder<'a>(&'a self, name: &'a str, config_json: &'a str) -> StoreFuture<'a, PutOutcome> {
         let (name, config_json) = (name.to_owned(), config_json.to_owned());
-        self.write(move |c| {
+        Box::pin(self.write(move |c| {
             let existing: Option<String> = c.query_row("SELECT config FROM ladders WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
             match existing {
                 Some(stored) if canonical_config(&stored_rules(&stored)?) == config_json => Ok(PutOutcome::Same),
@@ -146,132 +173,168 @@ impl SqliteStore {
                     Ok(PutOutcome::Created)
                 }
             }
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn ladder(&self, name: &str) -> Result<Option<Ladder>, ApiError> {
+    fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
         let name = name.to_owned();
-        self.read(move |c| {
-            let row: Option<(i64, String)> = c.query_row("SELECT id, config FROM ladders WHERE name = ?1", [&name], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+        Box::pin(self.read(move |c| {
+            let row: Option<(i64, String)> = c.prepare_cached("SELECT id, config FROM ladders WHERE name = ?1")?.query_row([&name], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
             row.map(|(id, config_json)| Ok(Ladder { id, rules: stored_rules(&config_json)?, name, config_json })).transpose()
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn report(&self, ladder: &Ladder, request: MatchRequest) -> Result<String, ApiError> {
-        let ladder = ladder.clone();
-        self.write(move |c| report(c, &ladder, &request)).await
+    fn report(&self, ladder: Arc<Ladder>, request: MatchRequest) -> StoreFuture<'_, String> {
+        Box::pin(self.write(move |c| report(c, &ladder, &request)))
     }
 
-    pub(super) async fn player(&self, ladder: &Ladder, name: &str) -> Result<Option<PlayerWithRank>, ApiError> {
-        let (ladder, name) = (ladder.clone(), name.to_owned());
-        self.read(move |c| {
-            let zero_sum = zero_sum(c, &ladder)?;
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
+        let (ladder_id, zero_sum_total, name) = (ladder.id, ladder.zero_sum_total(), name.to_owned());
+        Box::pin(self.read(move |c| {
+            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
             let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 AND name = ?2");
-            let Some(row) = c.prepare_cached(&sql)?.query_row(params![ladder.id, name], player_row).optional()? else {
+            let mut statement = c.prepare_cached(&sql)?;
+            let mut rows = statement.query(params![ladder_id, name])?;
+            let Some(row) = rows.next()? else {
                 return Ok(None);
             };
+            let row = player_row(row)?;
             // Two index range counts (an OR would scan the ladder).
             let better: i64 = c
                 .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
-                .query_row(
-                params![ladder.id, f64::from(row.state.rating), row.id],
-                |r| r.get(0),
-            )?;
+                .query_row(params![ladder_id, f64::from(row.state.rating), row.id], |r| r.get(0))?;
             Ok(Some(PlayerWithRank { view: view(row, zero_sum.as_ref()), rank: better + 1 }))
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn leaderboard(&self, ladder: &Ladder, limit: i64, offset: i64) -> Result<Vec<BoardEntry>, ApiError> {
-        let ladder = ladder.clone();
-        self.read(move |c| {
-            let zero_sum = zero_sum(c, &ladder)?;
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
+        let (ladder_id, zero_sum_total) = (ladder.id, ladder.zero_sum_total());
+        Box::pin(self.read(move |c| {
+            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
             let mut statement = c.prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3")?;
-            let rows = statement.query_map(params![ladder.id, limit, offset], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
+            let rows = statement.query_map(params![ladder_id, limit, offset], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
             let mut entries = Vec::new();
             for (i, row) in rows.enumerate() {
                 let (player, rating, league) = row?;
+                #[allow(clippy::cast_possible_truncation)]
                 let rating = ranking_elo::pool::effective_rating(rating as f32, zero_sum.map_or(0.0, |z| z.offset));
                 entries.push(BoardEntry { rank: offset + i as i64 + 1, player, rating, league: u32::try_from(league).unwrap_or(0) });
             }
             Ok(entries)
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn journal(&self, ladder: &Ladder, after: i64, limit: i64) -> Result<(Vec<JournalEntry>, bool), ApiError> {
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage> {
         let id = ladder.id;
-        self.read(move |c| {
-            let mut statement = c.prepare_cached("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
-            let rows = statement.query_map(params![id, after, limit], |r| {
+        Box::pin(self.read(move |c| {
+            // The sizes first (one more than asked, to know whether more exist), then only
+            // the entries that fit on the page.
+            let sizes: Vec<(i64, i64)> = c
+                .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?
+                .query_map(params![id, after, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+            let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
+            let Some(&(last, _)) = sizes[..fits].last() else {
+                return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+            };
+            let mut statement = c.prepare_cached("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq")?;
+            let rows = statement.query_map(params![id, after, last], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, f64>(3)?, r.get::<_, String>(4)?, r.get::<_, String>(5)?, r.get::<_, String>(6)?))
             })?;
-            let mut entries = Vec::new();
+            let mut entries = Vec::with_capacity(fits);
             for row in rows {
-                let (seq, kind, id, time, inputs, joined, results) = row?;
-                entries.push(super::journal_entry(seq, kind, id, time, &inputs, &joined, &results)?);
+                let (seq, kind, match_id, time, inputs, joined, results) = row?;
+                entries.push(journal_entry(seq, kind, match_id, time, &inputs, &joined, &results)?);
             }
-            // One writer commits in seq order: nothing is ever held back.
-            Ok((entries, false))
-        })
-        .await
+            Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+        }))
     }
 
-    pub(super) async fn ladder_event(&self, ladder: &Ladder, event: LadderEvent) -> Result<String, ApiError> {
-        let ladder = ladder.clone();
-        self.write(move |c| {
-            let now = model::now();
-            let zero_sum = zero_sum(c, &ladder)?;
-            let decayed_through: Option<f64> = c.query_row("SELECT decayed_through FROM ladders WHERE id = ?1", [ladder.id], |r| r.get(0))?;
-            let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id");
-            let rows = c.prepare(&sql)?.query_map([ladder.id], player_row)?.collect::<Result<Vec<_>, _>>()?;
-            let result = run_event(&ladder, event, &rows, zero_sum, decayed_through, now)?;
-            for (id, state) in &result.writes {
-                write_player(c, *id, state)?;
+    fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
+        Box::pin(self.write(move |c| ladder_event(c, &ladder, &request)))
+    }
+
+    fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
+        let id = ladder.id;
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare_cached("SELECT season, ended, players, seq FROM seasons WHERE ladder_id = ?1 ORDER BY season")?;
+            let rows = statement.query_map([id], |r| Ok(SeasonSummary { season: r.get(0)?, ended: r.get(1)?, players: r.get(2)?, seq: r.get(3)? }))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn season_standings<'a>(&'a self, ladder: &'a Ladder, season: i64, limit: i64, offset: i64) -> StoreFuture<'a, Option<Vec<StandingView>>> {
+        let id = ladder.id;
+        Box::pin(self.read(move |c| {
+            let ended: Option<i64> = c.prepare_cached("SELECT season FROM seasons WHERE ladder_id = ?1 AND season = ?2")?.query_row(params![id, season], |r| r.get(0)).optional()?;
+            if ended.is_none() {
+                return Ok(None);
             }
-            if let Some(z) = result.zero_sum {
-                c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
-            }
-            c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, result.decayed_through])?;
-                        c.execute(
-                "INSERT INTO journal (ladder_id, match_id, kind, inputs, time, joined, results) VALUES (?1, NULL, ?2, '{}', ?3, '[]', ?4)",
-                params![ladder.id, event.kind(), now, result.summary],
+            let mut statement = c.prepare_cached(
+                "SELECT s.rank, p.name, s.rating, s.peak_rating, s.league, s.peak_league, s.games, s.wins FROM season_records s JOIN players p ON p.id = s.player_id \
+                 WHERE s.ladder_id = ?1 AND s.season = ?2 AND s.rank > ?3 ORDER BY s.rank LIMIT ?4",
             )?;
-            Ok(super::event_response(c.last_insert_rowid(), &result.results))
-        })
-        .await
+            let count = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+            #[allow(clippy::cast_possible_truncation)]
+            let rows = statement.query_map(params![id, season, offset, limit], |r| {
+                Ok(StandingView {
+                    rank: r.get(0)?,
+                    player: r.get(1)?,
+                    rating: r.get::<_, f64>(2)? as f32,
+                    peak_rating: r.get::<_, f64>(3)? as f32,
+                    league: count(r.get(4)?),
+                    peak_league: count(r.get(5)?),
+                    games: count(r.get(6)?),
+                    wins: count(r.get(7)?),
+                })
+            })?;
+            Ok(Some(rows.collect::<Result<_, _>>()?))
+        }))
     }
 
-    pub(super) async fn key(&self, id: &str) -> Result<Option<KeyRecord>, ApiError> {
+    fn key<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<KeyRecord>> {
         let id = id.to_owned();
-        self.read(move |c| {
+        Box::pin(self.read(move |c| {
             let row = c
                 .prepare_cached("SELECT hash, scope, ladder, revoked_at FROM api_keys WHERE id = ?1")?
                 .query_row([&id], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, Option<f64>>(3)?)))
                 .optional()?;
             Ok(row.and_then(|(hash, scope, ladder, revoked)| Some(KeyRecord { hash: hash.try_into().ok()?, scope, ladder, revoked: revoked.is_some() })))
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn create_key(&self, id: &str, hash: &[u8; 32], scope: &str, ladder: Option<&str>) -> Result<(), ApiError> {
+    fn create_key<'a>(&'a self, id: &'a str, hash: &'a [u8; 32], scope: &'a str, ladder: Option<&'a str>) -> StoreFuture<'a, ()> {
         let (id, hash, scope, ladder) = (id.to_owned(), hash.to_vec(), scope.to_owned(), ladder.map(str::to_owned));
-        self.write(move |c| {
+        Box::pin(self.write(move |c| {
             c.execute("INSERT INTO api_keys (id, hash, scope, ladder, created_at) VALUES (?1, ?2, ?3, ?4, ?5)", params![id, hash, scope, ladder, model::now()])?;
             Ok(())
-        })
-        .await
+        }))
     }
 
-    pub(super) async fn revoke_key(&self, id: &str) -> Result<bool, ApiError> {
+    fn revoke_key<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         let id = id.to_owned();
-        self.write(move |c| Ok(c.execute("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", params![id, model::now()])? > 0)).await
+        Box::pin(self.write(move |c| Ok(c.execute("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL", params![id, model::now()])? > 0)))
     }
 
-    pub(super) async fn ping(&self) -> Result<(), ApiError> {
-        self.read(|c| Ok(c.query_row("SELECT 1", [], |_| Ok(()))?)).await
+    fn list_keys(&self) -> StoreFuture<'_, Vec<KeyListing>> {
+        Box::pin(self.read(|c| {
+            let mut statement = c.prepare("SELECT id, scope, ladder, created_at, revoked_at FROM api_keys ORDER BY created_at, id")?;
+            let rows = statement.query_map([], |r| Ok(KeyListing { id: r.get(0)?, scope: r.get(1)?, ladder: r.get(2)?, created: r.get(3)?, revoked: r.get(4)? }))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn lease_tokens<'a>(&'a self, _key: &'a str, _rate: f64, _burst: f64, _want: u32) -> Option<StoreFuture<'a, u32>> {
+        None
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(self.read(|c| Ok(c.query_row("SELECT 1", [], |_| Ok(()))?)))
+    }
+
+    fn connections_in_use(&self) -> usize {
+        self.busy.load(Ordering::Relaxed)
     }
 }
 
@@ -293,8 +356,9 @@ fn migrate(connection: &mut Connection) -> Result<(), rusqlite::Error> {
 
 /// The writer: takes every job waiting (up to [`MAX_BATCH`]), runs each in a savepoint of
 /// one transaction, commits, then answers them all.
-fn write_loop(connection: &Connection, jobs: &mpsc::Receiver<Job>) {
+fn write_loop(connection: &Connection, jobs: &mpsc::Receiver<Job>, busy: &Arc<AtomicUsize>) {
     while let Ok(first) = jobs.recv() {
+        let _in_use = InUse::new(busy);
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
@@ -302,6 +366,7 @@ fn write_loop(connection: &Connection, jobs: &mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        let started = std::time::Instant::now();
         if let Err(error) = connection.execute_batch("BEGIN IMMEDIATE") {
             let error = ApiError::from(error);
             for job in batch {
@@ -309,7 +374,8 @@ fn write_loop(connection: &Connection, jobs: &mpsc::Receiver<Job>) {
             }
             continue;
         }
-        let mut replies = Vec::with_capacity(batch.len());
+        let size = batch.len();
+        let mut replies = Vec::with_capacity(size);
         let mut broken = None;
         for job in batch {
             if let Some(error) = &broken {
@@ -336,104 +402,107 @@ fn write_loop(connection: &Connection, jobs: &mpsc::Receiver<Job>) {
         if commit_error.is_some() {
             let _ = connection.execute_batch("ROLLBACK");
         }
+        crate::telemetry::record_commit("sqlite", size, started.elapsed());
         for reply in replies {
             reply(commit_error.clone());
         }
     }
 }
 
-/// Reads a player row (columns as [`PLAYER_COLUMNS`]).
-pub(crate) fn player_row(r: &Row<'_>) -> Result<PlayerRow, rusqlite::Error> {
-    let count = |i: usize| -> Result<u32, rusqlite::Error> { Ok(u32::try_from(r.get::<_, i64>(i)?).unwrap_or(u32::MAX)) };
-    Ok(PlayerRow {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        state: PlayerState {
-            rating: r.get::<_, f64>(2)? as f32,
-            games_played: count(3)?,
-            win_streak: count(4)?,
-            period_games: count(5)?,
-            is_junior: r.get(6)?,
-            has_reached_2400: r.get(7)?,
-            league: Some(count(8)?),
-            protected_games: count(9)?,
-            season_games: count(10)?,
-            season_wins: count(11)?,
-            peak_rating: r.get::<_, f64>(12)? as f32,
-            peak_league: count(13)?,
-            last_played: r.get(14)?,
-        },
-    })
-}
-
-/// The state columns' values, in [`PLAYER_COLUMNS`]' order after `name`.
-fn state_values(s: &PlayerState) -> [rusqlite::types::Value; 13] {
+fn state_params(s: &PlayerState) -> [rusqlite::types::Value; 13] {
     use rusqlite::types::Value::{Integer, Real};
+    let v = StateValues::from(s);
     [
-        Real(f64::from(s.rating)),
-        Integer(s.games_played.into()),
-        Integer(s.win_streak.into()),
-        Integer(s.period_games.into()),
-        Integer(s.is_junior.into()),
-        Integer(s.has_reached_2400.into()),
-        Integer(s.league.unwrap_or(0).into()),
-        Integer(s.protected_games.into()),
-        Integer(s.season_games.into()),
-        Integer(s.season_wins.into()),
-        Real(f64::from(s.peak_rating)),
-        Integer(s.peak_league.into()),
-        Real(s.last_played),
+        Real(f64::from(v.rating)),
+        Integer(v.games_played),
+        Integer(v.win_streak),
+        Integer(v.period_games),
+        Integer(v.is_junior.into()),
+        Integer(v.has_reached_2400.into()),
+        Integer(v.league),
+        Integer(v.protected_games),
+        Integer(v.season_games),
+        Integer(v.season_wins),
+        Real(f64::from(v.peak_rating)),
+        Integer(v.peak_league),
+        Real(v.last_played),
     ]
 }
 
+
 /// Inserts a joining player; returns the row id.
 fn insert_player(c: &Connection, ladder: i64, name: &str, s: &PlayerState) -> Result<i64, rusqlite::Error> {
-    let columns = PLAYER_COLUMNS.replacen("id, ", "ladder_id, ", 1);
-    let sql = format!("INSERT INTO players ({columns}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+    let placeholders: Vec<String> = (3..3 + STATE_COLUMNS.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!("INSERT INTO players (ladder_id, name, {}) VALUES (?1, ?2, {})", STATE_COLUMNS.join(", "), placeholders.join(", "));
     let head = [rusqlite::types::Value::Integer(ladder), rusqlite::types::Value::Text(name.to_owned())];
-    c.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(head.into_iter().chain(state_values(s))))?;
+    c.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(head.into_iter().chain(state_params(s))))?;
     Ok(c.last_insert_rowid())
 }
 
 fn write_player(c: &Connection, id: i64, s: &PlayerState) -> Result<(), rusqlite::Error> {
-    c.prepare_cached(
-        "UPDATE players SET rating = ?2, games_played = ?3, win_streak = ?4, period_games = ?5, is_junior = ?6, has_reached_2400 = ?7, league = ?8, \
-         protected_games = ?9, season_games = ?10, season_wins = ?11, peak_rating = ?12, peak_league = ?13, last_played = ?14 WHERE id = ?1",
-    )?
-    .execute(rusqlite::params_from_iter(std::iter::once(rusqlite::types::Value::Integer(id)).chain(state_values(s))))?;
+    let sets: Vec<String> = STATE_COLUMNS.iter().enumerate().map(|(i, column)| format!("{column} = ?{}", i + 2)).collect();
+    let sql = format!("UPDATE players SET {} WHERE id = ?1", sets.join(", "));
+    c.prepare_cached(&sql)?.execute(rusqlite::params_from_iter(std::iter::once(rusqlite::types::Value::Integer(id)).chain(state_params(s))))?;
     Ok(())
 }
 
 /// The ladder's zero-sum numbers (none for an ordinary ladder).
-fn zero_sum(c: &Connection, ladder: &Ladder) -> Result<Option<ZeroSum>, ApiError> {
-    let Some(total) = ladder.zero_sum_total() else {
+fn zero_sum(c: &Connection, ladder_id: i64, total: Option<f64>) -> Result<Option<ZeroSum>, ApiError> {
+    let Some(total) = total else {
         return Ok(None);
     };
     let (offset, sum, players): (f64, String, i64) =
-        c.prepare_cached("SELECT zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        c.prepare_cached("SELECT zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     ZeroSum::from_stored(total, offset, &sum, players).map(Some)
+}
+
+/// An id already in the ladder's journal: `(seq, kind, inputs, results)`.
+fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, String, String, String)>, ApiError> {
+    Ok(c
+        .prepare_cached("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
+        .query_row(params![ladder_id, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?)
+}
+
+/// Appends an entry; its `seq` (the row id: one writer, so seq follows commit order).
+fn append_journal(c: &Connection, e: &NewEntry<'_>) -> Result<i64, ApiError> {
+    c.prepare_cached("INSERT INTO journal (ladder_id, match_id, kind, inputs, time, joined, results, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?.execute(params![
+        e.ladder,
+        e.id,
+        e.kind,
+        e.inputs,
+        e.time,
+        e.joined,
+        e.results,
+        entry_bytes(e.inputs, &e.joined, &e.results)
+    ])?;
+    Ok(c.last_insert_rowid())
 }
 
 /// One match in the writer's transaction (see the module documentation).
 fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<String, ApiError> {
     let inputs = request.inputs_json();
-    let previous: Option<(i64, String, String)> = c
-        .prepare_cached("SELECT seq, inputs, results FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
-        .query_row(params![ladder.id, request.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    if let Some((seq, stored_inputs, results)) = previous {
-        return super::replay_answer(&request.id, seq, &stored_inputs, &inputs, &results);
+    let kind = request.game.kind();
+    if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
+        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &inputs, || model::match_response(seq, &results));
     }
     let now = model::now();
-    let mut zero_sum = zero_sum(c, ladder)?;
+    let mut zero_sum = zero_sum(c, ladder.id, ladder.zero_sum_total())?;
     let mut names: Vec<&str> = request.players();
     names.sort_unstable();
     let mut rows = HashMap::with_capacity(names.len());
     let mut joined = Vec::new();
     let select = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 AND name = ?2");
     for name in names {
-        let row = c.prepare_cached(&select)?.query_row(params![ladder.id, name], player_row).optional()?;
-        let row = match row {
+        let found = {
+            let mut statement = c.prepare_cached(&select)?;
+            let mut result = statement.query(params![ladder.id, name])?;
+            match result.next()? {
+                Some(row) => Some(player_row(row)?),
+                None => None,
+            }
+        };
+        let row = match found {
             Some(row) => row,
             None => {
                 let state = joining_state(&ladder.rules, zero_sum.as_mut(), now);
@@ -458,14 +527,53 @@ fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<Str
     }
     let results = model::results_json(&applied.players);
     let joined = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
-    c.prepare_cached("INSERT INTO journal (ladder_id, match_id, kind, inputs, time, joined, results) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?.execute(params![
-        ladder.id,
-        request.id,
-        request.game.kind(),
-        inputs,
-        now,
-        joined,
-        results
-    ])?;
-    Ok(model::match_response(c.last_insert_rowid(), &results))
+    let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined, results: results.clone() })?;
+    crate::telemetry::record_matches(1);
+    Ok(model::match_response(seq, &results))
+}
+
+/// A season end or decay in the writer's transaction: every player of the ladder through
+/// the engine's pool, the changed rows written, a season's standings kept.
+fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Result<String, ApiError> {
+    let kind = request.event.kind();
+    let inputs = request.inputs_json();
+    if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
+        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &inputs, || event_response(seq, &request.id, &results));
+    }
+    let now = model::now();
+    let zero_sum = zero_sum(c, ladder.id, ladder.zero_sum_total())?;
+    let (decayed_through, season): (Option<f64>, i64) = c.query_row("SELECT decayed_through, season FROM ladders WHERE id = ?1", [ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id");
+    let mut rows = Vec::new();
+    {
+        let mut statement = c.prepare(&sql)?;
+        let mut result = statement.query([ladder.id])?;
+        while let Some(row) = result.next()? {
+            rows.push(player_row(row)?);
+        }
+    }
+    let outcome = run_event(ladder, request.event, &rows, zero_sum, decayed_through, now, season)?;
+    drop(rows);
+    for (id, state) in &outcome.writes {
+        write_player(c, *id, state)?;
+    }
+    if let Some(z) = outcome.zero_sum {
+        c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
+    }
+    c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, outcome.decayed_through])?;
+    let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() })?;
+    if request.event == crate::events::LadderEvent::SeasonEnd {
+        c.execute(
+            "INSERT INTO seasons (ladder_id, season, ended, players, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![ladder.id, season, now, i64::try_from(outcome.standings.len()).unwrap_or(i64::MAX), seq],
+        )?;
+        let mut insert = c.prepare_cached(
+            "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for s in &outcome.standings {
+            insert.execute(params![ladder.id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
+        }
+        c.execute("UPDATE ladders SET season = season + 1 WHERE id = ?1", [ladder.id])?;
+    }
+    Ok(event_response(seq, &request.id, &outcome.results))
 }

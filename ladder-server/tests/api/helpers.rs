@@ -45,8 +45,15 @@ impl Drop for TempDir {
     }
 }
 
-pub fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_elo-ladder")
+/// The `elo-ladder` under test (the benchmark may name another build in `ELO_LADDER_BIN`).
+pub fn binary() -> String {
+    std::env::var("ELO_LADDER_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_elo-ladder").to_owned())
+}
+
+/// The folder of PostgreSQL's programs (the benchmark's pgbench).
+#[allow(dead_code)]
+pub fn postgres_bin_dir() -> PathBuf {
+    cluster().bin.clone()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -56,6 +63,42 @@ struct Cluster {
     /// `postgres://postgres@127.0.0.1:PORT` (no database).
     base: String,
     bin: PathBuf,
+    /// The CA that signed the cluster's certificate (for `localhost` only) and another CA.
+    tls: Option<TlsFiles>,
+}
+
+/// The private cluster's TLS material.
+#[derive(Clone)]
+pub struct TlsFiles {
+    /// The CA that signed the server's certificate.
+    pub ca: PathBuf,
+    /// A CA that signed nothing of the cluster's.
+    pub other_ca: PathBuf,
+}
+
+/// A CA and a server certificate for `localhost` (not 127.0.0.1), made with openssl.
+fn make_certificates(dir: &Path) -> Result<TlsFiles, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let openssl = |args: &[&str]| run(Command::new("openssl").current_dir(dir).args(args), "openssl");
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    for (name, subject) in [("ca", "/CN=elo-ladder test CA"), ("other-ca", "/CN=elo-ladder other CA")] {
+        let (key, pem) = (format!("{name}.key"), format!("{name}.pem"));
+        let mut args = vec!["req", "-x509"];
+        args.extend(ec);
+        args.extend(["-keyout", &key, "-out", &pem, "-days", "3650", "-subj", subject]);
+        openssl(&args)?;
+    }
+    let mut args = vec!["req"];
+    args.extend(ec);
+    args.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
+    openssl(&args)?;
+    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:localhost\n").map_err(|e| e.to_string())?;
+    openssl(&["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "3650", "-extfile", "san.ext"])?;
+    if is_root() {
+        run(Command::new("chown").args(["-R", "postgres:postgres"]).arg(dir), "chown")?;
+    }
+    run(Command::new("chmod").arg("600").arg(dir.join("server.key")), "chmod")?;
+    Ok(TlsFiles { ca: dir.join("ca.pem"), other_ca: dir.join("other-ca.pem") })
 }
 
 static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
@@ -107,7 +150,7 @@ fn run(command: &mut Command, what: &str) -> Result<(), String> {
 fn start_cluster() -> Result<Cluster, String> {
     let bin = postgres_bin()?;
     if let Ok(base) = std::env::var("ELO_LADDER_TEST_POSTGRES") {
-        return Ok(Cluster { base, bin });
+        return Ok(Cluster { base, bin, tls: None });
     }
     // Not a TempDir: the guardian below removes it after this process has exited.
     let dir = std::env::temp_dir().join(format!("elo-ladder-pg-{}", std::process::id()));
@@ -118,8 +161,18 @@ fn start_cluster() -> Result<Cluster, String> {
     }
     let data = dir.join("data");
     run(as_postgres(&bin, "initdb").arg("-D").arg(&data).args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]), "initdb")?;
+    // The role `ladder_pw` must give its password (the tests of passwords); everyone else is
+    // trusted.
+    let hba = data.join("pg_hba.conf");
+    let trusted = std::fs::read_to_string(&hba).map_err(|e| e.to_string())?;
+    let password_lines = "host all ladder_pw 127.0.0.1/32 scram-sha-256\nhost all ladder_pw ::1/128 scram-sha-256\n";
+    std::fs::write(&hba, format!("{password_lines}{trusted}")).map_err(|e| e.to_string())?;
+    let tls = make_certificates(&dir.join("tls"))?;
     let port = free_port();
-    let options = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300", dir.display());
+    let options = format!(
+        "-p {port} -k {dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c ssl=on -c ssl_cert_file={dir}/tls/server.pem -c ssl_key_file={dir}/tls/server.key",
+        dir = dir.display()
+    );
     run(as_postgres(&bin, "pg_ctl").arg("-D").arg(&data).arg("-l").arg(dir.join("log")).args(["-w", "-o", &options, "start"]), "pg_ctl start")?;
     // Stops the cluster and removes its folder once this test process has ended, however
     // it ends (a failed test, a panic, a kill).
@@ -133,7 +186,17 @@ fn start_cluster() -> Result<Cluster, String> {
     );
     Command::new("sh").args(["-c", &stop]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| e.to_string())?;
     eprintln!("private PostgreSQL cluster on 127.0.0.1:{port} in {}", dir.display());
-    Ok(Cluster { base: format!("postgres://postgres@127.0.0.1:{port}"), bin })
+    Ok(Cluster { base: format!("postgres://postgres@127.0.0.1:{port}"), bin, tls: Some(tls) })
+}
+
+/// The private cluster's TLS files (the suite's own cluster always has them).
+pub fn cluster_tls() -> TlsFiles {
+    cluster().tls.clone().expect("the suite's private cluster has TLS")
+}
+
+/// The private cluster's port.
+pub fn cluster_port() -> u16 {
+    cluster().base.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port")
 }
 
 fn cluster() -> &'static Cluster {
@@ -157,6 +220,15 @@ pub fn database(backend: Backend, dir: &TempDir) -> String {
     }
 }
 
+/// A new database of the private cluster owned by `owner` (its URL has no user).
+pub fn database_owned_by(owner: &str) -> (String, String) {
+    let cluster = cluster();
+    let name = format!("t{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let maintenance = format!("{}/postgres", cluster.base);
+    run(Command::new(cluster.bin.join("createdb")).arg(format!("--maintenance-db={maintenance}")).args(["--owner", owner]).arg(&name), "createdb").unwrap_or_else(|e| panic!("{e}"));
+    (format!("{}/{name}", cluster.base), name)
+}
+
 /// Runs one query on a PostgreSQL database with psql and returns its unaligned output.
 pub fn psql_query(url: &str, sql: &str) -> String {
     let output = Command::new(cluster().bin.join("psql")).args(["-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", url, "-c", sql]).output().expect("psql");
@@ -172,24 +244,85 @@ pub fn psql_background(url: &str, sql: &str) -> Child {
 // ---------------------------------------------------------------------------------------
 // The server.
 
-/// A running `elo-ladder serve`.
+/// A running `elo-ladder serve`; its log (stderr) goes to a file read by [`Server::log`].
 pub struct Server {
     child: Child,
     pub address: String,
     pub database: String,
+    pub log: PathBuf,
+    args: Vec<String>,
+}
+
+/// Where servers' logs are written (kept after a failing test for reading).
+fn log_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("elo-ladder-logs-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
 }
 
 impl Server {
+    /// `elo-ladder serve` on `port` (0: any) with `--rate-limit` and no failed-authentication
+    /// limit.
     pub fn start(database: &str, port: u16, rate_limit: u32) -> Self {
-        let mut child = Command::new(binary())
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--database", database, "--rate-limit", &rate_limit.to_string()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("elo-ladder starts");
+        Self::start_with(database, port, &["--rate-limit", &rate_limit.to_string(), "--auth-failure-limit", "0"])
+    }
+
+    /// `elo-ladder serve` on `port` with `args` (after `--listen` and `--database`).
+    pub fn start_with(database: &str, port: u16, args: &[&str]) -> Self {
+        let log = log_dir().join(format!("server-{}.log", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        let (child, address) = Self::spawn(database, port, &args, &log, &[]);
+        Self { child, address, database: database.to_owned(), log, args }
+    }
+
+    /// Starts a server with `envs` added to its environment (and `PGPASSWORD` removed
+    /// unless given); `Err` with what it printed when it exits instead of listening.
+    pub fn try_start(database: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<Self, String> {
+        let log = log_dir().join(format!("server-{}.log", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(&log).expect("log file");
+        let mut command = Command::new(binary());
+        command.args(["serve", "--listen", "127.0.0.1:0", "--database", database]).args(args).stdout(Stdio::piped()).stderr(stderr).env_remove("PGPASSWORD");
+        for (name, value) in envs {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("elo-ladder starts");
+        let mut line = String::new();
+        let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+        match line.split("http://").nth(1).and_then(|rest| rest.split_whitespace().next()) {
+            Some(address) => Ok(Self { address: address.to_owned(), child, database: database.to_owned(), log, args: args.iter().map(|a| (*a).to_owned()).collect() }),
+            None => {
+                let _ = child.wait();
+                Err(format!("{line}{}", std::fs::read_to_string(&log).unwrap_or_default()))
+            }
+        }
+    }
+
+    fn spawn(database: &str, port: u16, args: &[String], log: &Path, envs: &[(&str, &str)]) -> (Child, String) {
+        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("log file");
+        let mut command = Command::new(binary());
+        command.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--database", database]).args(args).stdout(Stdio::piped()).stderr(stderr);
+        for (name, value) in envs {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("elo-ladder starts");
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("elo-ladder prints its address");
-        let address = line.split("http://").nth(1).and_then(|rest| rest.split_whitespace().next()).unwrap_or_else(|| panic!("elo-ladder said {line:?}")).to_owned();
-        Self { child, address, database: database.to_owned() }
+        let address = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("elo-ladder said {line:?}; its log: {}", std::fs::read_to_string(log).unwrap_or_default()))
+            .to_owned();
+        (child, address)
+    }
+
+    /// Starts the same server again (same database, port and arguments) after it stopped.
+    pub fn restart(&mut self) {
+        let _ = self.child.wait();
+        let port = self.port();
+        let (child, address) = Self::spawn(&self.database, port, &self.args, &self.log, &[]);
+        self.child = child;
+        self.address = address;
     }
 
     /// `kill -9`: no shutdown, no flush.
@@ -198,8 +331,33 @@ impl Server {
         let _ = self.child.wait();
     }
 
+    /// SIGTERM: a graceful shutdown.
+    pub fn terminate(&self) {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill");
+        assert!(status.success());
+    }
+
+    /// Waits up to `limit` for the process to exit; its status, or `None` if it still runs.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn port(&self) -> u16 {
         self.address.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port")
+    }
+
+    /// Everything the server logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
 
@@ -237,9 +395,14 @@ impl TestApp {
     }
 
     pub fn spawn_with(backend: Backend, rate_limit: u32) -> Self {
+        Self::spawn_args(backend, &["--rate-limit", &rate_limit.to_string(), "--auth-failure-limit", "0"])
+    }
+
+    /// A server started with `args`.
+    pub fn spawn_args(backend: Backend, args: &[&str]) -> Self {
         let dir = TempDir::new("db");
         let database = database(backend, &dir);
-        let server = Server::start(&database, 0, rate_limit);
+        let server = Server::start_with(&database, 0, args);
         let (admin, report, read) = (key(&database, "admin", None), key(&database, "report", None), key(&database, "read", None));
         Self { server, admin, report, read, _dir: dir }
     }
@@ -253,6 +416,13 @@ impl TestApp {
         let (status, text) = self.call(method, path, key, body);
         assert!((200..300).contains(&status), "{method} {path}: {status} {text}");
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
+    }
+
+    /// A 200's body as text (admin key).
+    pub fn ok_text(&self, path: &str) -> String {
+        let (status, text) = self.call("GET", path, &self.admin, None);
+        assert_eq!(status, 200, "GET {path}: {text}");
+        text
     }
 
     pub fn put_ladder(&self, name: &str, config: &str) {
@@ -304,17 +474,11 @@ fn same_state(server: &PlayerState, engine: &PlayerState) -> bool {
     server == engine && server.rating.to_bits() == engine.rating.to_bits() && server.peak_rating.to_bits() == engine.peak_rating.to_bits() && server.last_played.to_bits() == engine.last_played.to_bits()
 }
 
-/// One page of the journal, asked again while entries are held back (PostgreSQL shows an
-/// entry once no transaction anywhere in the cluster could still commit a lower seq).
+/// One page of the journal.
 pub fn journal_page(app: &TestApp, ladder: &str, after: i64, limit: usize) -> Value {
-    let started = std::time::Instant::now();
-    loop {
-        let page = app.ok("GET", &format!("/v1/ladders/{ladder}/matches?after={after}&limit={limit}"), &app.read, None);
-        if page["pending"] != Value::Bool(true) || page["entries"].as_array().map(Vec::len) == Some(limit) || started.elapsed() > Duration::from_secs(30) {
-            return page;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let page = app.ok("GET", &format!("/v1/ladders/{ladder}/matches?after={after}&limit={limit}"), &app.read, None);
+    assert_eq!(page["pending"], Value::Bool(false), "entries are never held back");
+    page
 }
 
 /// Every journal entry of a ladder, in seq order.
@@ -322,18 +486,26 @@ pub fn journal(app: &TestApp, ladder: &str) -> Vec<Value> {
     let mut entries = Vec::new();
     let mut after = 0;
     loop {
-        let answer = app.ok("GET", &format!("/v1/ladders/{ladder}/matches?after={after}&limit=1000"), &app.read, None);
+        let answer = journal_page(app, ladder, after, 1000);
         let page = answer["entries"].as_array().expect("entries").clone();
         match page.last() {
             Some(last) => after = last["seq"].as_i64().expect("seq"),
-            // Held back while a transaction elsewhere in the cluster may still commit a
-            // lower seq: ask again.
-            None if answer["pending"] == Value::Bool(true) => std::thread::sleep(Duration::from_millis(20)),
-            None => break,
+            None => {
+                assert_eq!(answer["more"], Value::Bool(false), "an empty page has nothing after it");
+                break;
+            }
         }
         entries.extend(page);
     }
     entries
+}
+
+/// A journal score as a C caller passes it: `(float)score_a`, widened as the engine does.
+fn c_score(value: &Value) -> f64 {
+    let score = value.as_f64().expect("score");
+    let single = score as f32;
+    assert_eq!(f64::from(single), score, "the journal keeps the f32 the server rated with");
+    f64::from(single)
 }
 
 fn names(value: &Value) -> Vec<String> {
@@ -382,13 +554,13 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
         let mut expected = before.clone();
         match kind {
             "pair" => {
-                let outcome = Outcome::from_score(inputs["score_a"].as_f64().expect("score")).expect("outcome");
+                let outcome = Outcome::from_score(c_score(&inputs["score_a"])).expect("outcome");
                 let (a, b) = rules.rate_players(&before[0], &before[1], outcome).expect("rate_players");
                 expected = vec![a, b];
                 pool.apply(&[Match::new(players[0], players[1], outcome)], None).expect("pool apply");
             }
             "team" => {
-                let outcome = Outcome::from_score(inputs["score_a"].as_f64().expect("score")).expect("outcome");
+                let outcome = Outcome::from_score(c_score(&inputs["score_a"])).expect("outcome");
                 let split = names(&inputs["team_a"]).len();
                 let (out_a, out_b) = expected.split_at_mut(split);
                 rules.rate_teams(Team::new(&before[..split]), Team::new(&before[split..]), outcome, out_a, out_b).expect("rate_teams");
@@ -403,6 +575,31 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
             "season_end" => {
                 let records = pool.end_season(None);
                 assert_eq!(entry["results"]["players"].as_u64(), Some(records.len() as u64));
+                // The kept standings: the engine's records, best first (ties to the earlier
+                // player), with the same bits.
+                let season = entry["results"]["season"].as_i64().expect("season number");
+                let mut expected: Vec<_> = records.iter().collect();
+                expected.sort_by(|x, y| y.rating.total_cmp(&x.rating).then(x.player.cmp(&y.player)));
+                let by_index: HashMap<usize, &String> = index.iter().map(|(name, i)| (*i, name)).collect();
+                let mut offset = 0;
+                let mut served = Vec::new();
+                loop {
+                    let page = app.ok("GET", &format!("/v1/ladders/{ladder}/seasons/{season}/leaderboard?limit=1000&offset={offset}"), &app.read, None);
+                    let lines = page["entries"].as_array().expect("entries").clone();
+                    if lines.is_empty() {
+                        break;
+                    }
+                    offset += lines.len();
+                    served.extend(lines);
+                }
+                assert_eq!(served.len(), expected.len(), "seq {seq}: one standing per player");
+                for (rank, (line, record)) in served.iter().zip(&expected).enumerate() {
+                    assert_eq!(line["rank"].as_u64(), Some(rank as u64 + 1));
+                    assert_eq!(line["player"].as_str(), Some(by_index[&record.player].as_str()), "seq {seq}: rank {}", rank + 1);
+                    let rating = line["rating"].as_f64().expect("rating") as f32;
+                    assert_eq!(rating.to_bits(), record.rating.to_bits(), "seq {seq}: rank {} rating", rank + 1);
+                    assert_eq!((line["games"].as_u64(), line["wins"].as_u64(), line["league"].as_u64()), (Some(u64::from(record.games)), Some(u64::from(record.wins)), Some(u64::from(record.league))));
+                }
             }
             "decay" => {
                 let at = entry["results"]["decayed_through"].as_f64().expect("decay time");

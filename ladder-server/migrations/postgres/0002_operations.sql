@@ -1,0 +1,44 @@
+-- Version 0.2: seasons and their final standings, idempotent season ends and decay (their
+-- id in journal.match_id), each journal entry's stored size (pages are cut by size), the
+-- shared request budgets of API keys, and no journal horizon: seq values (and new players'
+-- ids) are taken under one advisory lock held to the commit, so entries commit in seq order.
+ALTER TABLE ladders ADD COLUMN season BIGINT NOT NULL DEFAULT 1;
+UPDATE ladders SET season = 1 + (SELECT count(*) FROM journal WHERE journal.ladder_id = ladders.id AND journal.kind = 'season_end');
+ALTER TABLE journal ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE journal SET bytes = octet_length(inputs) + octet_length(joined) + octet_length(results);
+ALTER TABLE journal DROP COLUMN horizon;
+
+CREATE TABLE seasons (
+    ladder_id BIGINT           NOT NULL REFERENCES ladders (id),
+    season    BIGINT           NOT NULL,
+    ended     DOUBLE PRECISION NOT NULL,
+    players   BIGINT           NOT NULL,
+    seq       BIGINT           NOT NULL,
+    PRIMARY KEY (ladder_id, season)
+);
+INSERT INTO seasons (ladder_id, season, ended, players, seq)
+SELECT j.ladder_id, row_number() OVER (PARTITION BY j.ladder_id ORDER BY j.seq), j.time, coalesce((j.results::json ->> 'players')::bigint, 0), j.seq
+FROM journal j WHERE j.kind = 'season_end';
+
+CREATE TABLE season_records (
+    ladder_id   BIGINT NOT NULL,
+    season      BIGINT NOT NULL,
+    rank        BIGINT NOT NULL,
+    player_id   BIGINT NOT NULL REFERENCES players (id),
+    rating      REAL   NOT NULL,
+    peak_rating REAL   NOT NULL,
+    league      BIGINT NOT NULL,
+    peak_league BIGINT NOT NULL,
+    games       BIGINT NOT NULL,
+    wins        BIGINT NOT NULL,
+    PRIMARY KEY (ladder_id, season, rank)
+);
+
+-- Each API key's request budget, shared by every server: servers lease tokens from it in
+-- blocks (ladder-server/src/limits.rs).
+CREATE TABLE rate_buckets (
+    key_id  TEXT             PRIMARY KEY,
+    tokens  DOUBLE PRECISION NOT NULL,
+    at      DOUBLE PRECISION NOT NULL,
+    granted DOUBLE PRECISION NOT NULL
+);

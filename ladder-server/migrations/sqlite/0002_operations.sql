@@ -1,0 +1,34 @@
+-- Version 0.2: seasons and their final standings, idempotent season ends and decay (their
+-- id in journal.match_id), and each journal entry's stored size (pages are cut by size).
+ALTER TABLE ladders ADD COLUMN season INTEGER NOT NULL DEFAULT 1;  -- the current season
+ALTER TABLE journal ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;    -- inputs + joined + results
+UPDATE journal SET bytes = length(CAST(inputs AS BLOB)) + length(CAST(joined AS BLOB)) + length(CAST(results AS BLOB));
+UPDATE ladders SET season = 1 + (SELECT count(*) FROM journal WHERE journal.ladder_id = ladders.id AND journal.kind = 'season_end');
+
+CREATE TABLE seasons (
+    ladder_id INTEGER NOT NULL REFERENCES ladders (id),
+    season    INTEGER NOT NULL,
+    ended     REAL    NOT NULL,
+    players   INTEGER NOT NULL,
+    seq       INTEGER NOT NULL,  -- the journal entry of the season's end
+    PRIMARY KEY (ladder_id, season)
+);
+-- Season ends of version 0.1 kept no standings: their seasons are listed without records.
+INSERT INTO seasons (ladder_id, season, ended, players, seq)
+SELECT j.ladder_id, (SELECT count(*) FROM journal k WHERE k.ladder_id = j.ladder_id AND k.kind = 'season_end' AND k.seq <= j.seq), j.time,
+       coalesce(json_extract(j.results, '$.players'), 0), j.seq
+FROM journal j WHERE j.kind = 'season_end';
+
+CREATE TABLE season_records (
+    ladder_id   INTEGER NOT NULL,
+    season      INTEGER NOT NULL,
+    rank        INTEGER NOT NULL,  -- 1 = best at the season's end
+    player_id   INTEGER NOT NULL REFERENCES players (id),
+    rating      REAL    NOT NULL,
+    peak_rating REAL    NOT NULL,
+    league      INTEGER NOT NULL,
+    peak_league INTEGER NOT NULL,
+    games       INTEGER NOT NULL,
+    wins        INTEGER NOT NULL,
+    PRIMARY KEY (ladder_id, season, rank)
+);

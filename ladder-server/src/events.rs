@@ -1,0 +1,195 @@
+//! Ladder-wide events (season ends and decay): what an admin posts, and how the engine's
+//! [`Pool`] applies one to every stored player, so the server runs exactly the engine's
+//! season rules. The stores only load, lock and write rows around [`run_event`].
+
+use ranking_elo::pool::{Pool, RatingSum};
+use ranking_elo::PlayerState;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::model::{check_name, PlayerRow, ZeroSum};
+use crate::store::Ladder;
+
+/// A ladder-wide change (admin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LadderEvent {
+    /// `POST …/seasons/end`.
+    SeasonEnd,
+    /// `POST …/decay`.
+    Decay,
+}
+
+impl LadderEvent {
+    /// The journal's `kind`.
+    #[must_use]
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::SeasonEnd => "season_end",
+            Self::Decay => "decay",
+        }
+    }
+}
+
+/// `{"id": "…"}`: the caller's id of the event, applied once per id (as match ids are).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventBody {
+    id: String,
+}
+
+/// A checked season end or decay request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRequest {
+    /// The caller's id (idempotency key, in the same namespace as the ladder's match ids).
+    pub id: String,
+    /// What to do.
+    pub event: LadderEvent,
+}
+
+impl EventRequest {
+    /// Parses `{"id": "…"}`.
+    ///
+    /// # Errors
+    /// 400 for a missing or malformed body, 422 for a bad id.
+    pub fn parse(body: &[u8], event: LadderEvent) -> Result<Self, ApiError> {
+        let what = event.kind();
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::bad_request(format!(
+                "send {{\"id\": \"…\"}}: a {what} is applied once per id, so that a retried request cannot apply it twice"
+            )));
+        }
+        let body: EventBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
+        check_name(&body.id, "id")?;
+        Ok(Self { id: body.id, event })
+    }
+
+    /// What the journal keeps as the event's inputs (a retry is the same event when the
+    /// kind is the same).
+    #[must_use]
+    pub fn inputs_json(&self) -> String {
+        "{}".to_owned()
+    }
+}
+
+/// One player's final standing of an ended season (kept in `season_records`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Standing {
+    /// 1 = best: by rating at the season's end, ties to the earlier player.
+    pub rank: i64,
+    /// The player's row id.
+    pub player_id: i64,
+    /// Rating at the season's end (before the reset).
+    pub rating: f32,
+    /// Highest rating after a game this season.
+    pub peak_rating: f32,
+    /// League held at the season's end.
+    pub league: u32,
+    /// Highest league held this season.
+    pub peak_league: u32,
+    /// Games played this season.
+    pub games: u32,
+    /// Wins this season.
+    pub wins: u32,
+}
+
+/// What a ladder-wide event did.
+pub struct EventOutcome {
+    /// Changed stored states by row id.
+    pub writes: Vec<(i64, PlayerState)>,
+    /// The zero-sum numbers after it.
+    pub zero_sum: Option<ZeroSum>,
+    /// The time decay has been applied through.
+    pub decayed_through: Option<f64>,
+    /// A season end's final standings, best first (empty for decay).
+    pub standings: Vec<Standing>,
+    /// The journal entry's `results` (a JSON object's text), also the response's fields.
+    pub results: String,
+}
+
+/// A season end's journal results and response fields.
+#[derive(Serialize)]
+struct SeasonEndView<'a> {
+    season: i64,
+    season_end: f64,
+    players: usize,
+    leagues: Vec<&'a str>,
+}
+
+/// A decay's journal results and response fields.
+#[derive(Serialize)]
+struct DecayView {
+    decayed_through: f64,
+    moved: usize,
+}
+
+/// Runs a season end (of season `season`) or decay through the engine's [`Pool`] built from
+/// every stored player (`rows` in id order).
+///
+/// # Errors
+/// 500 when a stored state is refused by the engine (a damaged database).
+pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_sum: Option<ZeroSum>, decayed_through: Option<f64>, now: f64, season: i64) -> Result<EventOutcome, ApiError> {
+    let states = rows.iter().map(|row| row.state).collect();
+    let offset = zero_sum.map_or(0.0, |z| z.offset);
+    let mut pool = Pool::from_stored(ladder.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
+    let (results, standings, decayed_through) = match event {
+        LadderEvent::SeasonEnd => {
+            let records = pool.end_season(None);
+            let mut order: Vec<usize> = (0..records.len()).collect();
+            // Best first; ties to the earlier player (lower id), as the leaderboard.
+            order.sort_by(|&x, &y| records[y].rating.total_cmp(&records[x].rating).then(x.cmp(&y)));
+            let standings = order
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    let record = &records[r];
+                    Standing {
+                        rank: i as i64 + 1,
+                        player_id: rows[record.player].id,
+                        rating: record.rating,
+                        peak_rating: record.peak_rating,
+                        league: record.league,
+                        peak_league: record.peak_league,
+                        games: record.games,
+                        wins: record.wins,
+                    }
+                })
+                .collect();
+            let leagues: Vec<&str> = ladder.rules.config().leagues.as_slice().iter().map(|l| l.name.as_str()).collect();
+            (json_text(&SeasonEndView { season, season_end: now, players: rows.len(), leagues }), standings, decayed_through)
+        }
+        LadderEvent::Decay => {
+            let at = decayed_through.map_or(now, |through| now.max(through));
+            let moved = pool.apply_decay(at, None).map_err(|e| ApiError::internal(format!("decay: {e}")))?;
+            (json_text(&DecayView { decayed_through: at, moved }), Vec::new(), pool.decayed_through())
+        }
+    };
+    let mut writes = Vec::new();
+    let mut stored = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let state = pool.stored_player(i).ok_or_else(|| ApiError::internal("pool lost a player"))?;
+        if state != row.state {
+            writes.push((row.id, state));
+        }
+        stored.push(state.rating);
+    }
+    let zero_sum = zero_sum.map(|z| ZeroSum { offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), ..z });
+    Ok(EventOutcome { writes, zero_sum, decayed_through, standings, results })
+}
+
+/// The body of a season end's or decay's 200: `{"seq": N, "id": …, …results}` (`results`
+/// is a JSON object's text), the same for the first answer and every retry.
+#[must_use]
+pub fn event_response(seq: i64, id: &str, results: &str) -> String {
+    let fields = results.trim().trim_start_matches('{');
+    let id = serde_json::Value::from(id);
+    if fields.trim_start().starts_with('}') {
+        format!("{{\"seq\":{seq},\"id\":{id}}}")
+    } else {
+        format!("{{\"seq\":{seq},\"id\":{id},{fields}")
+    }
+}
+
+/// A view as JSON text.
+fn json_text<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| unreachable!("views always serialize"))
+}

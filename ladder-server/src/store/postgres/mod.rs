@@ -1,0 +1,717 @@
+//! PostgreSQL: several `elo-ladder serve` processes on one database.
+//!
+//! Matches are committed by a few committer tasks per process, each taking every report
+//! waiting (group commit) into one transaction of three pipelined round trips
+//! ([`commit`]). Locks are always taken in one global order (the ladders' shared advisory
+//! locks, zero-sum ladder rows by id, player rows by ladder and name), so transactions of
+//! different processes cannot wait for each other in a cycle. The journal's `seq` values
+//! and new players' ids are taken under one transaction-level advisory lock held only for
+//! the final round trip and the commit, so entries become visible in `seq` order and player
+//! ids follow the journal. Season ends and decay take their ladder's advisory lock
+//! exclusively; a batch that finds a ladder so locked leaves its reports waiting in memory
+//! (holding no connection) and commits the others.
+
+mod commit;
+mod tls;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::{pin_mut, TryStreamExt};
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::database_url::{PgSettings, TlsMode};
+use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
+use super::{
+    canonical_config, entry_bytes, journal_entry, page_length, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
+};
+use crate::error::{describe_postgres, ApiError};
+use crate::events::{event_response, run_event, EventRequest, LadderEvent};
+use crate::model::{self, view, MatchRequest, ZeroSum};
+
+/// The migrations, in order.
+const MIGRATIONS: [&str; 2] = [include_str!("../../../migrations/postgres/0001_ladders.sql"), include_str!("../../../migrations/postgres/0002_operations.sql")];
+
+/// The class of this server's advisory locks; the object is the ladder id, 0 for the
+/// migrations and [`JOURNAL_LOCK`] for the journal's order.
+const LOCK_CLASS: i32 = 0x454C_4F00; // "ELO\0"
+
+/// The advisory lock object that orders the journal (and new players' ids).
+const JOURNAL_LOCK: i32 = -1;
+
+/// How often a transaction that lost a deadlock, serialization or unique-key race is tried
+/// again.
+const ATTEMPTS: usize = 20;
+
+/// How many rows one statement of a season end writes.
+const CHUNK: usize = 10_000;
+
+/// One connection with its prepared statements.
+struct Conn {
+    client: Client,
+    statements: HashMap<&'static str, Statement>,
+    /// A transaction is open (a connection dropped in one is closed, not reused).
+    in_transaction: bool,
+}
+
+impl Conn {
+    async fn prepare(&mut self, sql: &'static str) -> Result<Statement, tokio_postgres::Error> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql).await?;
+        self.statements.insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    /// Rolls back after a failure (the connection is closed instead if that fails too).
+    async fn rollback(&mut self) {
+        if self.client.batch_execute("ROLLBACK").await.is_ok() {
+            self.in_transaction = false;
+        }
+    }
+}
+
+/// A connection borrowed from the pool; returned on drop unless it is broken or inside a
+/// transaction.
+struct Pooled<'a> {
+    conn: Option<Conn>,
+    pool: &'a Pool,
+    _permit: SemaphorePermit<'a>,
+}
+
+impl std::ops::Deref for Pooled<'_> {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn.as_ref().unwrap_or_else(|| unreachable!("a pooled connection is present until dropped"))
+    }
+}
+
+impl std::ops::DerefMut for Pooled<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn.as_mut().unwrap_or_else(|| unreachable!("a pooled connection is present until dropped"))
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        self.pool.in_use.fetch_sub(1, Ordering::Relaxed);
+        if let Some(conn) = self.conn.take() {
+            if !conn.in_transaction && !conn.client.is_closed() {
+                if let Ok(mut idle) = self.pool.idle.lock() {
+                    idle.push(conn);
+                }
+            }
+        }
+    }
+}
+
+/// The connections of one server process.
+struct Pool {
+    settings: PgSettings,
+    connector: MakeRustlsConnect,
+    idle: Mutex<Vec<Conn>>,
+    permits: Semaphore,
+    in_use: AtomicUsize,
+}
+
+impl Pool {
+    async fn get(&self) -> Result<Pooled<'_>, ApiError> {
+        let permit = self.permits.acquire().await.map_err(|_| ApiError::unavailable("connection pool closed"))?;
+        self.in_use.fetch_add(1, Ordering::Relaxed);
+        let idle = self.idle.lock().map_err(|_| ApiError::internal("pool lock poisoned"))?.pop();
+        let mut pooled = Pooled { conn: None, pool: self, _permit: permit };
+        pooled.conn = Some(match idle {
+            Some(conn) => conn,
+            None => self.connect().await?,
+        });
+        Ok(pooled)
+    }
+
+    async fn connect(&self) -> Result<Conn, ApiError> {
+        let (client, connection) = self
+            .settings
+            .config
+            .connect(self.connector.clone())
+            .await
+            .map_err(|e| ApiError::unavailable(format!("cannot connect to {}: {}", self.settings.redacted, describe_postgres(&e))))?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(Conn { client, statements: HashMap::new(), in_transaction: false })
+    }
+}
+
+/// What the store's tasks share.
+struct Shared {
+    pool: Pool,
+    queue: commit::Queue,
+}
+
+/// The PostgreSQL store.
+pub struct PgStore {
+    shared: Arc<Shared>,
+}
+
+/// Whether a failed transaction should simply be tried again.
+fn retryable(error: &tokio_postgres::Error) -> bool {
+    matches!(error.code(), Some(code) if *code == SqlState::T_R_DEADLOCK_DETECTED || *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::UNIQUE_VIOLATION)
+}
+
+impl PgStore {
+    /// Connects, runs the migrations (under an advisory lock, so several servers starting
+    /// together migrate once) and starts the committers.
+    ///
+    /// # Errors
+    /// The server cannot be reached, TLS fails, or a migration fails (messages never show
+    /// the password).
+    pub async fn open(settings: PgSettings) -> Result<Self, String> {
+        let connector = tls::connector(&settings)?;
+        let max = settings.max_connections.max(2);
+        let pool = Pool { connector, idle: Mutex::new(Vec::new()), permits: Semaphore::new(max), in_use: AtomicUsize::new(0), settings };
+        let shared = Arc::new(Shared { pool, queue: commit::Queue::default() });
+        {
+            let conn = shared.pool.get().await.map_err(|e| e.message)?;
+            migrate(&conn.client).await.map_err(|e| format!("postgres migration: {}", describe_postgres(&e)))?;
+            let encrypted: Option<bool> = conn.client.query_one("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", &[]).await.ok().map(|r| r.get(0));
+            if shared.pool.settings.tls == TlsMode::Prefer && encrypted == Some(false) {
+                tracing::warn!(database = %shared.pool.settings.redacted, "connected to PostgreSQL WITHOUT TLS (sslmode=prefer and the server offers no TLS); pass sslmode=verify-full to require it");
+            }
+        }
+        for _ in 0..commit::COMMITTERS {
+            tokio::spawn(commit::committer(Arc::clone(&shared)));
+        }
+        Ok(Self { shared })
+    }
+
+    fn pool(&self) -> &Pool {
+        &self.shared.pool
+    }
+}
+
+impl LadderStore for PgStore {
+    fn put_ladder<'a>(&'a self, name: &'a str, config_json: &'a str) -> StoreFuture<'a, PutOutcome> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let inserted = conn
+                .client
+                .execute("INSERT INTO ladders (name, config, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &config_json, &model::now()])
+                .await?;
+            if inserted == 1 {
+                return Ok(PutOutcome::Created);
+            }
+            let stored: String = conn.client.query_one("SELECT config FROM ladders WHERE name = $1", &[&name]).await?.get(0);
+            Ok(if canonical_config(&stored_rules(&stored)?) == config_json { PutOutcome::Same } else { PutOutcome::Differs })
+        })
+    }
+
+    fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn.prepare("SELECT id, config FROM ladders WHERE name = $1").await?;
+            let Some(row) = conn.client.query_opt(&statement, &[&name]).await? else {
+                return Ok(None);
+            };
+            let config_json: String = row.get("config");
+            Ok(Some(Ladder { id: row.get("id"), rules: stored_rules(&config_json)?, name: name.to_owned(), config_json }))
+        })
+    }
+
+    fn report(&self, ladder: Arc<Ladder>, request: MatchRequest) -> StoreFuture<'_, String> {
+        let receiver = self.shared.queue.submit(ladder, request);
+        Box::pin(async move { receiver.await.unwrap_or_else(|_| Err(ApiError::unavailable("the committer stopped"))) })
+    }
+
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn
+                .prepare(
+                    "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
+                     p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players AS ladder_players, \
+                     (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating) \
+                     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id) AS better \
+                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
+                )
+                .await?;
+            let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name]).await? else {
+                return Ok(None);
+            };
+            let zero_sum = ladder
+                .zero_sum_total()
+                .map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("ladder_players")))
+                .transpose()?;
+            let rank = row.get::<_, i64>("better") + 1;
+            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, zero_sum.as_ref()), rank }))
+        })
+    }
+
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn
+                .prepare(
+                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset FROM players p JOIN ladders l ON l.id = p.ladder_id \
+                     WHERE p.ladder_id = $1 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
+                )
+                .await?;
+            let rows = conn.client.query(&statement, &[&ladder.id, &limit, &offset]).await?;
+            Ok(rows
+                .iter()
+                .enumerate()
+                .map(|(i, row)| BoardEntry {
+                    rank: offset + i as i64 + 1,
+                    player: row.get("name"),
+                    rating: ranking_elo::pool::effective_rating(row.get("rating"), row.get("zero_sum_offset")),
+                    league: u32::try_from(row.get::<_, i64>("league")).unwrap_or(0),
+                })
+                .collect())
+        })
+    }
+
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            // The sizes first (one more than asked, to know whether more exist), then only
+            // the entries that fit on the page; both in one snapshot.
+            let sizes_statement = conn.prepare("SELECT seq, bytes FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3").await?;
+            let entries_statement =
+                conn.prepare("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq").await?;
+            conn.in_transaction = true;
+            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+            let result = async {
+                let sizes: Vec<(i64, i64)> = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1)]).await?.iter().map(|r| (r.get(0), r.get(1))).collect();
+                let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+                let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
+                let Some(&(last, _)) = sizes[..fits].last() else {
+                    return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+                };
+                let rows = conn.client.query(&entries_statement, &[&ladder.id, &after, &last]).await?;
+                let mut entries = Vec::with_capacity(rows.len());
+                for row in rows {
+                    entries.push(journal_entry(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6))?);
+                }
+                Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+            }
+            .await;
+            conn.client.batch_execute("COMMIT").await?;
+            conn.in_transaction = false;
+            result
+        })
+    }
+
+    fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
+        Box::pin(async move {
+            let mut attempt = 0;
+            loop {
+                let mut conn = self.pool().get().await?;
+                conn.in_transaction = true;
+                match ladder_event_once(&conn.client, &ladder, &request).await {
+                    Ok(answer) => {
+                        conn.in_transaction = false;
+                        return answer;
+                    }
+                    Err(error) => {
+                        conn.rollback().await;
+                        attempt += 1;
+                        if !retryable(&error) || attempt >= ATTEMPTS {
+                            return Err(error.into());
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn.client.query("SELECT season, ended, players, seq FROM seasons WHERE ladder_id = $1 ORDER BY season", &[&ladder.id]).await?;
+            Ok(rows.iter().map(|r| SeasonSummary { season: r.get("season"), ended: r.get("ended"), players: r.get("players"), seq: r.get("seq") }).collect())
+        })
+    }
+
+    fn season_standings<'a>(&'a self, ladder: &'a Ladder, season: i64, limit: i64, offset: i64) -> StoreFuture<'a, Option<Vec<StandingView>>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let ended = conn.client.query_opt("SELECT 1 FROM seasons WHERE ladder_id = $1 AND season = $2", &[&ladder.id, &season]).await?;
+            if ended.is_none() {
+                return Ok(None);
+            }
+            let statement = conn
+                .prepare(
+                    "SELECT s.rank, p.name, s.rating, s.peak_rating, s.league, s.peak_league, s.games, s.wins FROM season_records s JOIN players p ON p.id = s.player_id \
+                     WHERE s.ladder_id = $1 AND s.season = $2 AND s.rank > $3 ORDER BY s.rank LIMIT $4",
+                )
+                .await?;
+            let count = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+            let rows = conn.client.query(&statement, &[&ladder.id, &season, &offset, &limit]).await?;
+            Ok(Some(
+                rows.iter()
+                    .map(|r| StandingView {
+                        rank: r.get("rank"),
+                        player: r.get("name"),
+                        rating: r.get("rating"),
+                        peak_rating: r.get("peak_rating"),
+                        league: count(r.get("league")),
+                        peak_league: count(r.get("peak_league")),
+                        games: count(r.get("games")),
+                        wins: count(r.get("wins")),
+                    })
+                    .collect(),
+            ))
+        })
+    }
+
+    fn key<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<KeyRecord>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn.prepare("SELECT hash, scope, ladder, revoked_at FROM api_keys WHERE id = $1").await?;
+            let row = conn.client.query_opt(&statement, &[&id]).await?;
+            Ok(row.and_then(|row| {
+                let hash: Vec<u8> = row.get("hash");
+                Some(KeyRecord { hash: hash.try_into().ok()?, scope: row.get("scope"), ladder: row.get("ladder"), revoked: row.get::<_, Option<f64>>("revoked_at").is_some() })
+            }))
+        })
+    }
+
+    fn create_key<'a>(&'a self, id: &'a str, hash: &'a [u8; 32], scope: &'a str, ladder: Option<&'a str>) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client
+                .execute("INSERT INTO api_keys (id, hash, scope, ladder, created_at) VALUES ($1, $2, $3, $4, $5)", &[&id, &hash.as_slice(), &scope, &ladder, &model::now()])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn revoke_key<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            Ok(conn.client.execute("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", &[&id, &model::now()]).await? > 0)
+        })
+    }
+
+    fn list_keys(&self) -> StoreFuture<'_, Vec<KeyListing>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn.client.query("SELECT id, scope, ladder, created_at, revoked_at FROM api_keys ORDER BY created_at, id", &[]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| KeyListing { id: r.get("id"), scope: r.get("scope"), ladder: r.get("ladder"), created: r.get("created_at"), revoked: r.get("revoked_at") })
+                .collect())
+        })
+    }
+
+    fn lease_tokens<'a>(&'a self, key: &'a str, rate: f64, burst: f64, want: u32) -> Option<StoreFuture<'a, u32>> {
+        Some(Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            // One statement: refill the key's shared bucket to now (the database's clock,
+            // so servers' clocks do not matter), take up to `want` whole tokens.
+            let statement = conn
+                .prepare(
+                    "INSERT INTO rate_buckets AS b (key_id, tokens, at, granted) \
+                     VALUES ($1, $2 - least($3, floor($2)), extract(epoch from now()), least($3, floor($2))) \
+                     ON CONFLICT (key_id) DO UPDATE SET \
+                     granted = least($3, floor(least($2, b.tokens + greatest(0, extract(epoch from now()) - b.at) * $4))), \
+                     tokens = least($2, b.tokens + greatest(0, extract(epoch from now()) - b.at) * $4) \
+                              - least($3, floor(least($2, b.tokens + greatest(0, extract(epoch from now()) - b.at) * $4))), \
+                     at = greatest(b.at, extract(epoch from now())) \
+                     RETURNING granted",
+                )
+                .await?;
+            let row = conn.client.query_one(&statement, &[&key, &burst, &f64::from(want), &rate]).await?;
+            let granted: f64 = row.get(0);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Ok(granted.max(0.0) as u32)
+        }))
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.pool().get().await?.client.simple_query("SELECT 1").await?;
+            Ok(())
+        })
+    }
+
+    fn connections_in_use(&self) -> usize {
+        self.pool().in_use.load(Ordering::Relaxed)
+    }
+}
+
+async fn migrate(client: &Client) -> Result<(), tokio_postgres::Error> {
+    client.execute("SELECT pg_advisory_lock($1, 0)", &[&LOCK_CLASS]).await?;
+    let result = async {
+        client.batch_execute("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)").await?;
+        for (i, sql) in MIGRATIONS.iter().enumerate() {
+            let version = i as i64 + 1;
+            if client.query_opt("SELECT 1 FROM schema_migrations WHERE version = $1", &[&version]).await?.is_none() {
+                client.batch_execute(&format!("BEGIN; {sql}")).await?;
+                client.execute("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", &[&version, &model::now()]).await?;
+                client.batch_execute("COMMIT").await?;
+            }
+        }
+        Ok(())
+    }
+    .await;
+    if result.is_err() {
+        let _ = client.batch_execute("ROLLBACK").await;
+    }
+    client.execute("SELECT pg_advisory_unlock($1, 0)", &[&LOCK_CLASS]).await?;
+    result
+}
+
+/// Column arrays for `unnest`: one element per player row written.
+#[derive(Default)]
+struct Columns {
+    ids: Vec<i64>,
+    ladders: Vec<i64>,
+    names: Vec<String>,
+    rating: Vec<f32>,
+    games_played: Vec<i64>,
+    win_streak: Vec<i64>,
+    period_games: Vec<i64>,
+    is_junior: Vec<bool>,
+    has_reached_2400: Vec<bool>,
+    league: Vec<i64>,
+    protected_games: Vec<i64>,
+    season_games: Vec<i64>,
+    season_wins: Vec<i64>,
+    peak_rating: Vec<f32>,
+    peak_league: Vec<i64>,
+    last_played: Vec<f64>,
+}
+
+impl Columns {
+    fn push(&mut self, id: i64, ladder: i64, name: &str, s: &ranking_elo::PlayerState) {
+        let v = StateValues::from(s);
+        self.ids.push(id);
+        self.ladders.push(ladder);
+        self.names.push(name.to_owned());
+        self.rating.push(v.rating);
+        self.games_played.push(v.games_played);
+        self.win_streak.push(v.win_streak);
+        self.period_games.push(v.period_games);
+        self.is_junior.push(v.is_junior);
+        self.has_reached_2400.push(v.has_reached_2400);
+        self.league.push(v.league);
+        self.protected_games.push(v.protected_games);
+        self.season_games.push(v.season_games);
+        self.season_wins.push(v.season_wins);
+        self.peak_rating.push(v.peak_rating);
+        self.peak_league.push(v.peak_league);
+        self.last_played.push(v.last_played);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The state arrays (`$2` to `$14` of [`UPDATE_PLAYERS`] and [`INSERT_PLAYERS`]).
+    fn states(&self) -> [&(dyn ToSql + Sync); 13] {
+        [
+            &self.rating,
+            &self.games_played,
+            &self.win_streak,
+            &self.period_games,
+            &self.is_junior,
+            &self.has_reached_2400,
+            &self.league,
+            &self.protected_games,
+            &self.season_games,
+            &self.season_wins,
+            &self.peak_rating,
+            &self.peak_league,
+            &self.last_played,
+        ]
+    }
+
+    /// Parameters of [`UPDATE_PLAYERS`].
+    fn update_params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&self.ids];
+        params.extend(self.states());
+        params
+    }
+
+    /// Parameters of [`INSERT_PLAYERS`].
+    fn insert_params<'a>(&'a self, count: &'a i64) -> Vec<&'a (dyn ToSql + Sync)> {
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&self.names];
+        params.extend(self.states());
+        params.push(&self.ladders);
+        params.push(count);
+        params
+    }
+}
+
+/// Writes player states by row id (`$1` the ids, `$2`..`$14` the state arrays).
+const UPDATE_PLAYERS: &str = "UPDATE players p SET rating = u.rating, games_played = u.games_played, win_streak = u.win_streak, period_games = u.period_games, \
+     is_junior = u.is_junior, has_reached_2400 = u.has_reached_2400, league = u.league, protected_games = u.protected_games, season_games = u.season_games, \
+     season_wins = u.season_wins, peak_rating = u.peak_rating, peak_league = u.peak_league, last_played = u.last_played \
+     FROM unnest($2::real[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], \
+     $11::bigint[], $12::real[], $13::bigint[], $14::float8[], $1::bigint[]) AS u(rating, games_played, win_streak, period_games, \
+     is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played, key) WHERE p.id = u.key";
+
+/// Inserts joining players (`$1` names, `$2`..`$14` states, `$15` ladders, `$16` how many)
+/// with ids taken as one block of `players_id_seq` in the arrays' order; run under the
+/// journal lock, so ids follow the journal's order across every server.
+const INSERT_PLAYERS: &str = "WITH block AS (SELECT setval('players_id_seq', nextval('players_id_seq') + $16 - 1) AS last) \
+     INSERT INTO players (id, ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, \
+     protected_games, season_games, season_wins, peak_rating, peak_league, last_played) \
+     SELECT block.last - $16 + u.ord, u.ladder, u.key, u.rating, u.games_played, u.win_streak, u.period_games, u.is_junior, u.has_reached_2400, u.league, \
+     u.protected_games, u.season_games, u.season_wins, u.peak_rating, u.peak_league, u.last_played \
+     FROM block, unnest($2::real[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], \
+     $11::bigint[], $12::real[], $13::bigint[], $14::float8[], $1::text[], $15::bigint[]) WITH ORDINALITY AS u(rating, games_played, win_streak, period_games, \
+     is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played, key, ladder, ord)";
+
+/// Takes the journal's order lock (until the commit).
+const LOCK_JOURNAL: &str = "SELECT pg_advisory_xact_lock($1, $2)";
+
+/// Appends journal entries (`$1` ladders, `$2` ids, `$3` kinds, `$4` inputs, `$5` times,
+/// `$6` joined, `$7` results, `$8` sizes, `$9` how many) with one block of `seq` values in
+/// the arrays' order; run under the journal lock. Returns each entry's seq and id.
+const INSERT_JOURNAL: &str = "WITH block AS (SELECT setval('journal_seq', nextval('journal_seq') + $9 - 1) AS last) \
+     INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
+     SELECT block.last - $9 + u.ord, u.ladder, u.id, u.kind, u.inputs, u.time, u.joined, u.results, u.bytes \
+     FROM block, unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::bigint[]) \
+     WITH ORDINALITY AS u(ladder, id, kind, inputs, time, joined, results, bytes, ord) RETURNING seq, ladder_id, match_id";
+
+/// Column arrays of [`INSERT_JOURNAL`].
+#[derive(Default)]
+struct EntryColumns {
+    ladders: Vec<i64>,
+    ids: Vec<String>,
+    kinds: Vec<String>,
+    inputs: Vec<String>,
+    times: Vec<f64>,
+    joined: Vec<String>,
+    results: Vec<String>,
+    bytes: Vec<i64>,
+    count: i64,
+}
+
+impl EntryColumns {
+    fn push(&mut self, entry: &NewEntry<'_>) {
+        self.ladders.push(entry.ladder);
+        self.ids.push(entry.id.to_owned());
+        self.kinds.push(entry.kind.to_owned());
+        self.inputs.push(entry.inputs.to_owned());
+        self.times.push(entry.time);
+        self.bytes.push(entry_bytes(entry.inputs, &entry.joined, &entry.results));
+        self.joined.push(entry.joined.clone());
+        self.results.push(entry.results.clone());
+        self.count += 1;
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 9] {
+        [&self.ladders, &self.ids, &self.kinds, &self.inputs, &self.times, &self.joined, &self.results, &self.bytes, &self.count]
+    }
+}
+
+/// One season end or decay in its own transaction (see the module documentation). `Ok`
+/// carries the API's answer, including a refused retry; `Err` a database error.
+async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) -> Result<Result<String, ApiError>, tokio_postgres::Error> {
+    let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
+    let kind = request.event.kind();
+    let inputs = request.inputs_json();
+    c.batch_execute("BEGIN").await?;
+    // Waits for the matches in flight and keeps new ones out until the commit.
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
+    if let Some(found) = c.query_opt("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.id]).await? {
+        c.batch_execute("ROLLBACK").await?;
+        let (seq, results): (i64, &str) = (found.get("seq"), found.get("results"));
+        return Ok(replay_answer(&request.id, found.get("kind"), found.get("inputs"), kind, &inputs, || event_response(seq, &request.id, results)));
+    }
+    let row = c.query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season FROM ladders WHERE id = $1 FOR UPDATE", &[&ladder.id]).await?;
+    let zero_sum = match ladder.zero_sum_total().map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players"))).transpose() {
+        Ok(z) => z,
+        Err(error) => return Ok(Err(error)),
+    };
+    let decayed_through: Option<f64> = row.get("decayed_through");
+    let season: i64 = row.get("season");
+    // Streamed, so only the engine's records are held, not the driver's rows.
+    let select = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = $1 ORDER BY id");
+    let stream = c.query_raw(&select, [&ladder.id]).await?;
+    pin_mut!(stream);
+    let mut rows = Vec::new();
+    while let Some(row) = stream.try_next().await? {
+        match player_row(&row) {
+            Ok(row) => rows.push(row),
+            Err(error) => return Ok(Err(error)),
+        }
+    }
+    let now = model::now();
+    let outcome = match run_event(ladder, request.event, &rows, zero_sum, decayed_through, now, season) {
+        Ok(outcome) => outcome,
+        Err(error) => return Ok(Err(error)),
+    };
+    drop(rows);
+    let update = c.prepare(UPDATE_PLAYERS).await?;
+    let mut chunks = Vec::new();
+    for chunk in outcome.writes.chunks(CHUNK) {
+        let mut columns = Columns::default();
+        for (id, state) in chunk {
+            columns.push(*id, 0, "", state);
+        }
+        chunks.push(columns);
+    }
+    let writes = chunks.iter().map(|columns| {
+        let update = &update;
+        async move { c.execute(update, &columns.update_params()).await }
+    });
+    for written in futures_util::future::join_all(writes).await {
+        written?;
+    }
+    if let Some(z) = outcome.zero_sum {
+        c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &z.offset, &z.sum_text()]).await?;
+    }
+    c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &outcome.decayed_through]).await?;
+    if request.event == LadderEvent::SeasonEnd {
+        let insert = c
+            .prepare(
+                "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) \
+                 SELECT $1, $2, u.rank, u.player, u.rating, u.peak, u.league, u.peak_league, u.games, u.wins \
+                 FROM unnest($3::bigint[], $4::bigint[], $5::real[], $6::real[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[]) \
+                 AS u(rank, player, rating, peak, league, peak_league, games, wins)",
+            )
+            .await?;
+        let mut pending = Vec::new();
+        for chunk in outcome.standings.chunks(CHUNK) {
+            let ranks: Vec<i64> = chunk.iter().map(|s| s.rank).collect();
+            let players: Vec<i64> = chunk.iter().map(|s| s.player_id).collect();
+            let ratings: Vec<f32> = chunk.iter().map(|s| s.rating).collect();
+            let peaks: Vec<f32> = chunk.iter().map(|s| s.peak_rating).collect();
+            let leagues: Vec<i64> = chunk.iter().map(|s| i64::from(s.league)).collect();
+            let peak_leagues: Vec<i64> = chunk.iter().map(|s| i64::from(s.peak_league)).collect();
+            let games: Vec<i64> = chunk.iter().map(|s| i64::from(s.games)).collect();
+            let wins: Vec<i64> = chunk.iter().map(|s| i64::from(s.wins)).collect();
+            pending.push((ranks, players, ratings, peaks, leagues, peak_leagues, games, wins));
+        }
+        let inserts = pending.iter().map(|(ranks, players, ratings, peaks, leagues, peak_leagues, games, wins)| {
+            let insert = &insert;
+            async move { c.execute(insert, &[&ladder.id, &season, ranks, players, ratings, peaks, leagues, peak_leagues, games, wins]).await }
+        });
+        for inserted in futures_util::future::join_all(inserts).await {
+            inserted?;
+        }
+        c.execute("UPDATE ladders SET season = season + 1 WHERE id = $1", &[&ladder.id]).await?;
+    }
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &JOURNAL_LOCK]).await?;
+    let mut entry = EntryColumns::default();
+    entry.push(&NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() });
+    let seq: i64 = c.query_one(INSERT_JOURNAL, &entry.params()).await?.get("seq");
+    if request.event == LadderEvent::SeasonEnd {
+        c.execute(
+            "INSERT INTO seasons (ladder_id, season, ended, players, seq) VALUES ($1, $2, $3, $4, $5)",
+            &[&ladder.id, &season, &now, &i64::try_from(outcome.standings.len()).unwrap_or(i64::MAX), &seq],
+        )
+        .await?;
+    }
+    c.batch_execute("COMMIT").await?;
+    Ok(Ok(event_response(seq, &request.id, &outcome.results)))
+}

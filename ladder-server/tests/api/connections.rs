@@ -1,0 +1,132 @@
+//! Hostile and careless clients at the connection level: a request head sent a line at a
+//! time, a body that never finishes, idle keep-alive connections, too many connections
+//! from one address, and a shutdown while such clients hold connections. The server closes
+//! each within its configured time (generous bounds here: they check that it closes, not
+//! how fast).
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::helpers::{call, Backend, TestApp};
+use crate::RULES;
+
+/// Reads until the server closes the connection (or `limit` passes); the bytes read and
+/// whether it closed.
+fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (String, bool) {
+    stream.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
+    let deadline = Instant::now() + limit;
+    let mut text = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while Instant::now() < deadline {
+        match stream.read(&mut buffer) {
+            Ok(0) => return (String::from_utf8_lossy(&text).into_owned(), true),
+            Ok(n) => text.extend_from_slice(&buffer[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => return (String::from_utf8_lossy(&text).into_owned(), true),
+        }
+    }
+    (String::from_utf8_lossy(&text).into_owned(), false)
+}
+
+fn app(extra: &[&str]) -> TestApp {
+    let mut args = vec!["--rate-limit", "0", "--auth-failure-limit", "0"];
+    args.extend_from_slice(extra);
+    let app = TestApp::spawn_args(Backend::Sqlite, &args);
+    app.put_ladder("main", RULES);
+    app
+}
+
+#[test]
+fn a_request_head_sent_a_line_at_a_time_is_cut_off() {
+    let app = app(&["--header-timeout", "1"]);
+    let mut stream = TcpStream::connect(&app.server.address).expect("connect");
+    let started = Instant::now();
+    stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").expect("send");
+    // One header line every 300 ms: each keeps the connection busy, none completes the head.
+    let mut closed = false;
+    for i in 0..30 {
+        std::thread::sleep(Duration::from_millis(300));
+        if stream.write_all(format!("X-Slow-{i}: y\r\n").as_bytes()).is_err() {
+            closed = true;
+            break;
+        }
+        let (_, gone) = read_until_closed(&mut stream, Duration::from_millis(1));
+        if gone {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the slow head was still accepted after {:?}", started.elapsed());
+    // Others are served meanwhile and after.
+    assert_eq!(call(&app.server.address, "GET", "/healthz", None, None).unwrap().0, 200);
+}
+
+#[test]
+fn a_body_that_never_finishes_is_answered_and_closed() {
+    let app = app(&["--body-timeout", "1"]);
+    let mut stream = TcpStream::connect(&app.server.address).expect("connect");
+    let head = format!(
+        "POST /v1/ladders/main/matches HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"id\":",
+        app.report
+    );
+    stream.write_all(head.as_bytes()).expect("send");
+    let (text, closed) = read_until_closed(&mut stream, Duration::from_secs(15));
+    assert!(closed, "still open: {text}");
+    assert!(text.starts_with("HTTP/1.1 4"), "{text}");
+    assert!(text.contains("\"error\""), "{text}");
+    assert_eq!(app.ok("GET", "/v1/ladders/main/matches", &app.read, None)["entries"], serde_json::json!([]));
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed() {
+    let app = app(&["--idle-timeout", "1"]);
+    let mut stream = TcpStream::connect(&app.server.address).expect("connect");
+    stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");
+    let mut first = [0u8; 12];
+    stream.read_exact(&mut first).expect("an answer");
+    assert_eq!(&first, b"HTTP/1.1 200");
+    // Then silence: the server closes the connection.
+    let (_, closed) = read_until_closed(&mut stream, Duration::from_secs(15));
+    assert!(closed, "the idle connection is still open");
+    // A connection that never sends anything is closed too.
+    let mut silent = TcpStream::connect(&app.server.address).expect("connect");
+    let (_, closed) = read_until_closed(&mut silent, Duration::from_secs(15));
+    assert!(closed, "the silent connection is still open");
+}
+
+#[test]
+fn one_address_cannot_hold_every_connection() {
+    let app = app(&["--max-connections-per-address", "4"]);
+    let held: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&app.server.address).expect("connect")).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut fifth = TcpStream::connect(&app.server.address).expect("the kernel accepts");
+    let _ = fifth.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (text, closed) = read_until_closed(&mut fifth, Duration::from_secs(10));
+    assert!(closed && text.is_empty(), "the fifth connection was served: {text:?}");
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(call(&app.server.address, "GET", "/healthz", None, None).unwrap().0, 200, "served again once the others closed");
+    let metrics = app.ok_text("/metrics");
+    assert!(metrics.contains("elo_ladder_http_connections_refused_total{cap=\"per_address\"} 1"), "{metrics}");
+}
+
+/// SIGTERM while a client has sent half a request head and another holds an idle
+/// keep-alive connection: the server stops within its grace period, whatever they do.
+#[test]
+fn sigterm_ends_the_server_whatever_clients_hold() {
+    let mut app = app(&["--shutdown-grace", "2", "--header-timeout", "60", "--idle-timeout", "600"]);
+    let mut half = TcpStream::connect(&app.server.address).expect("connect");
+    half.write_all(b"POST /v1/ladders/main/matches HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send");
+    let mut idle = TcpStream::connect(&app.server.address).expect("connect");
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).expect("an answer");
+    std::thread::sleep(Duration::from_millis(200));
+    app.server.terminate();
+    let status = app.server.wait_exit(Duration::from_secs(20));
+    assert!(status.is_some(), "still running 20 s after SIGTERM");
+    assert!(status.unwrap().success(), "a clean exit");
+    let (_, closed) = read_until_closed(&mut idle, Duration::from_secs(1));
+    assert!(closed);
+}

@@ -1,0 +1,72 @@
+//! Players and leaderboards.
+
+use crate::helpers::{self, call, Backend, Server, TestApp};
+use crate::RULES;
+
+on_both!(
+    leaderboard_pages_and_ranks,
+    ties_follow_the_journals_joining_order,
+);
+
+fn leaderboard_pages_and_ranks(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("main", RULES);
+    for i in 0..6 {
+        // p0 beats everybody once, p1 all but p0, …: the order is p0, p1, …
+        for j in i + 1..6 {
+            app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(&format!(r#"{{"id":"m{i}-{j}","a":"p{i}","b":"p{j}","score_a":1}}"#)));
+        }
+    }
+    let page = app.ok("GET", "/v1/ladders/main/leaderboard?limit=2&offset=2", &app.read, None);
+    let entries = page["entries"].as_array().unwrap();
+    assert_eq!((entries[0]["rank"].as_i64(), entries[0]["player"].as_str()), (Some(3), Some("p2")));
+    assert_eq!((entries[1]["rank"].as_i64(), entries[1]["player"].as_str()), (Some(4), Some("p3")));
+    assert!(entries[0]["rating"].as_f64() > entries[1]["rating"].as_f64());
+    assert!(entries[0]["league"].is_u64());
+    assert_eq!(app.ok("GET", "/v1/ladders/main/players/p4", &app.read, None)["rank"].as_i64(), Some(5));
+}
+
+/// Players tied on rating are ranked by joining order, which is the journal's: in `seq`
+/// order, each entry's `joined` list in its order. 240 new players join in draws (everybody
+/// stays at 1500) from eight reporters, on PostgreSQL through two servers; the leaderboard
+/// must list them exactly in the journal's joining order, as a replayed pool would.
+fn ties_follow_the_journals_joining_order(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("ties", RULES);
+    let second = (backend == Backend::Postgres).then(|| Server::start(&app.server.database, 0, 0));
+    let addresses: Vec<String> = std::iter::once(app.server.address.clone()).chain(second.iter().map(|s| s.address.clone())).collect();
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let (address, key) = (addresses[t % addresses.len()].clone(), app.report.clone());
+            std::thread::spawn(move || {
+                for i in 0..15 {
+                    // Names whose byte order differs from any collation's: case and digits.
+                    let (a, b) = (format!("T{t}-{i}-b"), format!("t{t}-{i}-A"));
+                    let body = format!(r#"{{"id":"d{t}-{i}","a":"{a}","b":"{b}","score_a":0.5}}"#);
+                    let (status, text) = call(&address, "POST", "/v1/ladders/ties/matches", Some(&key), Some(&body)).expect("reachable");
+                    assert_eq!(status, 200, "{text}");
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("reporter");
+    }
+    let joined: Vec<String> = helpers::journal(&app, "ties").iter().flat_map(|e| e["joined"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_owned()).collect::<Vec<_>>()).collect();
+    assert_eq!(joined.len(), 240);
+    let board = app.ok("GET", "/v1/ladders/ties/leaderboard?limit=1000", &app.read, None);
+    let ranked: Vec<String> = board["entries"].as_array().unwrap().iter().map(|e| e["player"].as_str().unwrap().to_owned()).collect();
+    assert!(board["entries"].as_array().unwrap().iter().all(|e| e["rating"].as_f64() == Some(1500.0)), "all tied");
+    let first_difference = ranked.iter().zip(&joined).position(|(r, j)| r != j);
+    assert_eq!(first_difference, None, "leaderboard {:?} vs joining order {:?}", &ranked[..8], &joined[..8]);
+    // Each match's new players joined in byte order of their names (the `joined` list).
+    for entry in helpers::journal(&app, "ties") {
+        let names: Vec<&str> = entry["joined"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+    }
+    let rank = app.ok("GET", &format!("/v1/ladders/ties/players/{}", joined[17]), &app.read, None);
+    assert_eq!(rank["rank"].as_i64(), Some(18));
+    drop(second);
+}
