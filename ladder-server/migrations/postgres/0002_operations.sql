@@ -1,7 +1,8 @@
 -- Version 0.2: seasons and their final standings, idempotent season ends and decay (their
 -- id in journal.match_id), each journal entry's stored size (pages are cut by size), the
--- shared request budgets of API keys, and no journal horizon: seq values (and new players'
--- ids) are taken under one advisory lock held to the commit, so entries commit in seq order.
+-- shared request budgets of API keys, and no stored horizon: the journal rows' own xmin
+-- (a subtransaction's id taken after their seq) says when an entry is settled, and new
+-- players' ids are made from their entry's seq (2^40 + seq * 1024 + position).
 ALTER TABLE ladders ADD COLUMN season BIGINT NOT NULL DEFAULT 1;
 UPDATE ladders SET season = 1 + (SELECT count(*) FROM journal WHERE journal.ladder_id = ladders.id AND journal.kind = 'season_end');
 ALTER TABLE journal ADD COLUMN bytes BIGINT NOT NULL DEFAULT 0;

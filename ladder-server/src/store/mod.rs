@@ -134,11 +134,11 @@ pub const JOURNAL_PAGE_BYTES: i64 = 1024 * 1024;
 pub struct JournalPage {
     /// Entries after the asked `seq`, in `seq` order.
     pub entries: Vec<JournalEntry>,
-    /// Always false: every store shows entries only in commit order, so an entry is never
-    /// held back (kept for clients of version 0.1, which asked again while it was true).
+    /// The page stopped before an entry that is held back until every lower `seq` has
+    /// committed (PostgreSQL with concurrent writers; never on SQLite): ask again.
     pub pending: bool,
-    /// Whether entries after this page exist (the page was cut by `limit` or by size):
-    /// ask again with `after` = the last entry's `seq`.
+    /// Whether entries after this page exist (the page was cut by `limit`, by size, or
+    /// held back): ask again with `after` = the last entry's `seq`.
     pub more: bool,
 }
 

@@ -1,6 +1,6 @@
 //! The journal: it replays to every stored state bit for bit.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -139,7 +139,7 @@ fn postgres_a_reader_following_the_journal_misses_nothing() {
                 }
                 if let Some(last) = entries.last() {
                     after = last["seq"].as_i64().unwrap();
-                } else if finished {
+                } else if finished && page["pending"] != Value::Bool(true) {
                     return seen;
                 } else {
                     std::thread::sleep(Duration::from_millis(2));
@@ -184,4 +184,96 @@ fn postgres_reports_do_not_scan_the_journal() {
     }
     let read = scanned() - before;
     assert!(read < 5_000, "20 reports read {read} journal rows by sequential scan");
+}
+
+/// PostgreSQL: an entry shows only once every lower seq has committed. Another transaction
+/// takes a seq and holds it uncommitted (as a batch in flight on another server would);
+/// a match reported meanwhile gets a higher seq and is held back until the holder ends.
+#[test]
+fn postgres_an_entry_shows_only_after_every_lower_seq_has_committed() {
+    let app = TestApp::spawn(Backend::Postgres);
+    app.put_ladder("main", RULES);
+    let first = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m1","a":"x","b":"y","score_a":1}"#));
+    let first_seq = first["seq"].as_i64().unwrap();
+    // Another transaction takes a seq and holds it uncommitted, as a match in flight on
+    // another server would. It waits in pg_sleep until this test ends it, so no timing of a
+    // loaded machine can let it finish early; the test waits until it is asleep, that is
+    // after its nextval.
+    let mut holder = HeldTransaction {
+        child: helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(300); COMMIT;"),
+        database: app.server.database.clone(),
+        pid: String::new(),
+    };
+    let asleep = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    holder.pid = loop {
+        let pid = helpers::psql_query(&app.server.database, asleep);
+        if !pid.is_empty() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the holding transaction never reached its sleep");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let second = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m2","a":"x","b":"y","score_a":0}"#));
+    assert!(second["seq"].as_i64().unwrap() > first_seq + 1, "the held seq lies between");
+    // m1 committed before the holder took its id, so it shows while the holder still runs.
+    // The horizon is the cluster's oldest running transaction, and the suites that share
+    // this cluster run their own transactions meanwhile: one of them that began before m1
+    // may still be running on a loaded machine, so m1 shows once those have ended.
+    let waiting = Instant::now();
+    let from_start = journal_when(&app, "", |page| page["entries"] != serde_json::json!([]));
+    assert_eq!(from_start["entries"].as_array().map(Vec::len), Some(1), "m1 is settled, m2 is not (after {:?}): {from_start}", waiting.elapsed());
+    assert_eq!(from_start["entries"][0]["id"], "m1");
+    assert_eq!(from_start["pending"], serde_json::json!(true));
+    let during = app.ok("GET", &format!("/v1/ladders/main/matches?after={first_seq}"), &app.read, None);
+    assert_eq!(during["entries"], serde_json::json!([]), "m2 is held back while a lower seq may still commit");
+    assert_eq!(during["pending"], serde_json::json!(true));
+    assert!(holder.child.try_wait().unwrap().is_none(), "the holder was still running throughout");
+    // End the holder (a cancelled statement aborts its transaction; the seq it took is
+    // then never used, which ends the wait as a commit would).
+    assert_eq!(holder.cancel(), "t");
+    assert!(!holder.child.wait().unwrap().success(), "the holder was cancelled");
+    // The horizon is the cluster's oldest running transaction: other suites sharing this
+    // PostgreSQL cluster may hold it back a little longer, never forever.
+    let after = journal_when(&app, &format!("?after={first_seq}"), |page| page["pending"] != serde_json::json!(true));
+    assert_eq!(after["entries"][0]["id"], "m2");
+    assert_eq!(after["pending"], serde_json::json!(false));
+}
+
+/// The page `/v1/ladders/main/matches{query}` once `settled` holds for it, or after 30 s
+/// (the caller's assertions then say what was missing).
+fn journal_when(app: &TestApp, query: &str, settled: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let page = app.ok("GET", &format!("/v1/ladders/main/matches{query}"), &app.read, None);
+        if settled(&page) || Instant::now() > deadline {
+            return page;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A psql session holding a transaction open; cancelled when dropped, so a failing test
+/// never leaves it to hold back every other test's journal on the shared cluster.
+struct HeldTransaction {
+    child: std::process::Child,
+    database: String,
+    pid: String,
+}
+
+impl HeldTransaction {
+    fn cancel(&self) -> String {
+        helpers::psql_query(&self.database, &format!("SELECT pg_cancel_backend({})", self.pid))
+    }
+}
+
+impl Drop for HeldTransaction {
+    fn drop(&mut self) {
+        if !self.pid.is_empty() && self.child.try_wait().ok().flatten().is_none() {
+            // psql_query asserts; a panic inside a drop while unwinding would abort.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.cancel()));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -15,6 +15,7 @@ macro_rules! on_both {
     };
 }
 
+mod browser;
 mod connections;
 mod faults;
 mod helpers;

@@ -1,19 +1,22 @@
 //! Group commit of match reports on PostgreSQL.
 //!
 //! Reports wait in an in-memory [`Queue`]; each of [`COMMITTERS`] tasks takes every report
-//! ready (up to [`MAX_BATCH`]) and commits them in one transaction of three pipelined round
+//! ready (up to [`MAX_BATCH`]) and commits them in one transaction of two pipelined round
 //! trips:
 //!
-//! 1. `BEGIN`, a try-lock (shared) of each ladder's advisory lock, the lookup of the ids in
-//!    the journal. A report whose ladder is held by a season end or decay goes back to the
-//!    queue for a moment (holding no connection); a known id gets its stored answer.
-//! 2. The zero-sum ladders' rows (by id) and every player row of the batch (by ladder, then
-//!    name in byte order), `FOR UPDATE`: one global lock order for every server.
-//! 3. The players' new states, the zero-sum rows, the journal's order lock, the journal
-//!    entries (one block of `seq` values in the batch's order), the new players (one block
-//!    of ids in the journal's order), `COMMIT`.
+//! 1. `BEGIN`, the transaction's id, a try-lock (shared) of each ladder's advisory lock,
+//!    the lookup of the ids in the journal, and `SELECT … FOR UPDATE` of the zero-sum
+//!    ladders' rows (by id) and of every player row of the batch (by ladder, then name in
+//!    byte order): one global lock order for every server. The row locks skip ladders whose
+//!    try-lock failed (held by a season end or decay): their reports go back to the queue
+//!    for a moment, holding no connection. A known id gets its stored answer.
+//! 2. The players' new states, the zero-sum rows, a savepoint, the journal entries and the
+//!    new players in one statement ([`super::APPEND`]: one block of `seq` values in the
+//!    batch's order, new players' ids from their entry's `seq`), `COMMIT`.
 //!
-//! The engine applies the batch's matches in order on the states read in step 2, each
+//! Nothing is held across another transaction's commit, so the commits of concurrent
+//! batches (this server's other committer, other servers) share PostgreSQL's WAL flushes.
+//! The engine applies the batch's matches in order on the states read in step 1, each
 //! match on the results of the ones before it; a match the engine refuses changes nothing
 //! and gets its 422. A lost deadlock or unique-key race (two servers adding the same new
 //! player, or reporting the same id) rolls the batch back and runs it again; any other
@@ -27,7 +30,7 @@ use ranking_elo::PlayerState;
 use tokio::sync::{oneshot, Notify};
 use tokio_postgres::types::ToSql;
 
-use super::{retryable, Columns, EntryColumns, Shared, ATTEMPTS, INSERT_JOURNAL, INSERT_PLAYERS, JOURNAL_LOCK, LOCK_CLASS, LOCK_JOURNAL, UPDATE_PLAYERS};
+use super::{retryable, Columns, EntryColumns, Shared, APPEND, ATTEMPTS, HORIZON, LOCK_CLASS, UPDATE_PLAYERS};
 use crate::error::ApiError;
 use crate::model::{self, apply_match, joining_state, MatchRequest, PlayerRow, ZeroSum};
 use crate::store::rows::player_row;
@@ -244,7 +247,12 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
              JOIN unnest($1::bigint[], $2::text[]) AS u(ladder, id) ON j.ladder_id = u.ladder AND j.match_id = u.id",
         )
         .await?;
-    let lock_zero_sum = conn.prepare("SELECT id, zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = ANY($1) ORDER BY id FOR UPDATE").await?;
+    let lock_zero_sum = conn
+        .prepare(
+            "SELECT id, zero_sum_offset, zero_sum_sum, players FROM ladders \
+             WHERE id = ANY($2) AND pg_try_advisory_xact_lock_shared($1, id::int4) ORDER BY id FOR UPDATE",
+        )
+        .await?;
     let lock_players = conn.prepare(LOCK_PLAYERS).await?;
     let update_players = conn.prepare(UPDATE_PLAYERS).await?;
     let update_zero_sum = conn
@@ -253,9 +261,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
              FROM unnest($1::bigint[], $2::float8[], $3::text[], $4::bigint[]) AS u(id, \"offset\", sum, players) WHERE l.id = u.id",
         )
         .await?;
-    let lock_journal = conn.prepare(LOCK_JOURNAL).await?;
-    let insert_journal = conn.prepare(INSERT_JOURNAL).await?;
-    let insert_players = conn.prepare(INSERT_PLAYERS).await?;
+    let append = conn.prepare(APPEND).await?;
     let c = &conn.client;
 
     // Round trip 1.
@@ -264,13 +270,39 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
     ladder_keys.dedup();
     let find_ladders: Vec<i64> = batch.iter().map(|p| p.ladder.id).collect();
     let find_ids: Vec<&str> = batch.iter().map(|p| p.request.id.as_str()).collect();
+    let mut zero_sum_ladders: Vec<i64> = batch.iter().filter(|p| p.ladder.zero_sum_total().is_some()).map(|p| p.ladder.id).collect();
+    zero_sum_ladders.sort_unstable();
+    zero_sum_ladders.dedup();
+    let mut wanted: Vec<(i64, &str)> = batch.iter().flat_map(|p| p.request.players().into_iter().map(move |name| (p.ladder.id, name))).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let (wanted_ladders, wanted_names): (Vec<i64>, Vec<&str>) = wanted.iter().copied().unzip();
     let lock_params: [&(dyn ToSql + Sync); 2] = [&LOCK_CLASS, &ladder_keys];
     let find_params: [&(dyn ToSql + Sync); 2] = [&find_ladders, &find_ids];
-    let (begun, locked, found) = tokio::join!(c.batch_execute("BEGIN"), c.query(&try_locks, &lock_params), c.query(&find, &find_params));
+    let zero_sum_params: [&(dyn ToSql + Sync); 2] = [&LOCK_CLASS, &zero_sum_ladders];
+    let player_params: [&(dyn ToSql + Sync); 3] = [&LOCK_CLASS, &wanted_ladders, &wanted_names];
+    let (begun, xid, locked, found, zero_sum_rows, player_rows) = tokio::join!(
+        c.batch_execute("BEGIN"),
+        // The transaction's id before any seq is taken (see super::HORIZON).
+        c.batch_execute("SELECT pg_current_xact_id()"),
+        c.query(&try_locks, &lock_params),
+        c.query(&find, &find_params),
+        async {
+            if zero_sum_ladders.is_empty() {
+                Ok(Vec::new())
+            } else {
+                c.query(&lock_zero_sum, &zero_sum_params).await
+            }
+        },
+        c.query(&lock_players, &player_params),
+    );
     begun?;
+    xid?;
     let locked: HashSet<i64> = locked?.iter().filter(|r| r.get::<_, bool>(1)).map(|r| i64::from(r.get::<_, i32>(0))).collect();
-    let mut known: HashMap<(i64, &str), (i64, String, String, String)> = HashMap::new();
     let found = found?;
+    let zero_sum_rows = zero_sum_rows?;
+    let player_rows = player_rows?;
+    let mut known: HashMap<(i64, &str), (i64, String, String, String)> = HashMap::new();
     for row in &found {
         known.insert((row.get("ladder_id"), row.get("match_id")), (row.get("seq"), row.get("kind"), row.get("inputs"), row.get("results")));
     }
@@ -297,29 +329,6 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
         c.batch_execute("ROLLBACK").await?;
         return Ok(finish(outcomes));
     }
-
-    // Round trip 2.
-    let mut zero_sum_ladders: Vec<i64> = active.iter().filter(|&&i| batch[i].ladder.zero_sum_total().is_some()).map(|&i| batch[i].ladder.id).collect();
-    zero_sum_ladders.sort_unstable();
-    zero_sum_ladders.dedup();
-    let mut wanted: Vec<(i64, &str)> = active.iter().flat_map(|&i| batch[i].request.players().into_iter().map(move |name| (batch[i].ladder.id, name))).collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let (wanted_ladders, wanted_names): (Vec<i64>, Vec<&str>) = wanted.iter().copied().unzip();
-    let zero_sum_params: [&(dyn ToSql + Sync); 1] = [&zero_sum_ladders];
-    let player_params: [&(dyn ToSql + Sync); 2] = [&wanted_ladders, &wanted_names];
-    let (zero_sum_rows, player_rows) = tokio::join!(
-        async {
-            if zero_sum_ladders.is_empty() {
-                Ok(Vec::new())
-            } else {
-                c.query(&lock_zero_sum, &zero_sum_params).await
-            }
-        },
-        c.query(&lock_players, &player_params)
-    );
-    let zero_sum_rows = zero_sum_rows?;
-    let player_rows = player_rows?;
     let mut zero_sums: HashMap<i64, ZeroSum> = HashMap::new();
     for row in &zero_sum_rows {
         let id: i64 = row.get("id");
@@ -341,6 +350,10 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
     let mut slots: HashMap<(i64, String), Slot> = HashMap::with_capacity(player_rows.len() + 8);
     for row in &player_rows {
         let ladder: i64 = row.get("ladder_id");
+        if !locked.contains(&ladder) {
+            // Locked by the second try after a season end ended: its reports wait anyway.
+            continue;
+        }
         match player_row(row) {
             Ok(player) => {
                 slots.insert((ladder, player.name), Slot { id: Some(player.id), state: player.state, read: Some(player.state) });
@@ -354,7 +367,8 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
 
     // The engine, match after match.
     let mut entries: Vec<(usize, NewEntry<'_>)> = Vec::new();
-    let mut joining: Vec<(i64, String)> = Vec::new();
+    let mut joining = Columns::default();
+    let mut joining_keys: Vec<(i64, String)> = Vec::new();
     for &i in &active {
         if outcomes[i].is_some() {
             continue;
@@ -387,8 +401,11 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
                 if let Some(z) = zero_sum {
                     zero_sums.insert(ladder.id, z);
                 }
-                for name in &joined {
-                    joining.push((ladder.id, name.clone()));
+                let entry = entries.len() + 1;
+                for (position, name) in joined.iter().enumerate() {
+                    joining_keys.push((ladder.id, name.clone()));
+                    joining.entries.push(i64::try_from(entry).unwrap_or(i64::MAX));
+                    joining.positions.push(i64::try_from(position).unwrap_or(i64::MAX));
                 }
                 let results = model::results_json(&applied.players);
                 let joined = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
@@ -401,8 +418,14 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
         c.batch_execute("ROLLBACK").await?;
         return Ok(finish(outcomes));
     }
+    // New players with their final states in the batch.
+    for (ladder, name) in &joining_keys {
+        if let Some(slot) = slots.get(&(*ladder, name.clone())) {
+            joining.push(0, *ladder, name, &slot.state);
+        }
+    }
 
-    // Round trip 3.
+    // Round trip 2.
     let mut updates = Columns::default();
     for ((ladder, name), slot) in &slots {
         if let (Some(id), Some(read)) = (slot.id, slot.read) {
@@ -411,13 +434,6 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
             }
         }
     }
-    let mut inserts = Columns::default();
-    for (ladder, name) in &joining {
-        if let Some(slot) = slots.get(&(*ladder, name.clone())) {
-            inserts.push(0, *ladder, name, &slot.state);
-        }
-    }
-    let insert_count = i64::try_from(inserts.names.len()).unwrap_or(i64::MAX);
     let mut zero_sum_ids = Vec::new();
     let mut zero_sum_offsets = Vec::new();
     let mut zero_sum_texts = Vec::new();
@@ -433,11 +449,9 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
         journal.push(entry);
     }
     let update_params = updates.update_params();
-    let zero_sum_params: [&(dyn ToSql + Sync); 4] = [&zero_sum_ids, &zero_sum_offsets, &zero_sum_texts, &zero_sum_players];
-    let journal_lock_params: [&(dyn ToSql + Sync); 2] = [&LOCK_CLASS, &JOURNAL_LOCK];
-    let journal_params = journal.params();
-    let insert_params = inserts.insert_params(&insert_count);
-    let (updated, zero_sum_updated, journal_locked, journaled, inserted, committed) = tokio::join!(
+    let zero_sum_write_params: [&(dyn ToSql + Sync); 4] = [&zero_sum_ids, &zero_sum_offsets, &zero_sum_texts, &zero_sum_players];
+    let append_params = journal.params(&joining);
+    let (updated, zero_sum_updated, savepoint, appended, committed) = tokio::join!(
         async {
             if updates.is_empty() {
                 Ok(0)
@@ -449,28 +463,20 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
             if zero_sum_ids.is_empty() {
                 Ok(0)
             } else {
-                c.execute(&update_zero_sum, &zero_sum_params).await
+                c.execute(&update_zero_sum, &zero_sum_write_params).await
             }
         },
-        c.execute(&lock_journal, &journal_lock_params),
-        c.query(&insert_journal, &journal_params),
-        async {
-            if insert_count == 0 {
-                Ok(0)
-            } else {
-                c.execute(&insert_players, &insert_params).await
-            }
-        },
+        c.batch_execute(HORIZON),
+        c.query(&append, &append_params),
         c.batch_execute("COMMIT"),
     );
     updated?;
     zero_sum_updated?;
-    journal_locked?;
-    let journaled = journaled?;
-    inserted?;
+    savepoint?;
+    let appended = appended?;
     // A failed statement above turned COMMIT into a rollback and was reported first.
     committed?;
-    let seqs: HashMap<(i64, String), i64> = journaled.iter().map(|r| ((r.get("ladder_id"), r.get("match_id")), r.get("seq"))).collect();
+    let seqs: HashMap<(i64, String), i64> = appended.iter().map(|r| ((r.get("ladder_id"), r.get("match_id")), r.get("seq"))).collect();
     for (i, entry) in &entries {
         let seq = seqs.get(&(entry.ladder, entry.id.to_owned())).copied().unwrap_or(0);
         outcomes[*i] = Some(Outcome::Answer(Ok(model::match_response(seq, &entry.results))));
@@ -478,12 +484,14 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
     Ok(finish(outcomes))
 }
 
-/// Player rows of the batch, locked in one global order: by ladder, then name in byte
-/// order (independent of the database's collation). The columns are [`PLAYER_COLUMNS`]'s and
-/// the ladder id.
+/// Player rows of the batch (`$2` ladders, `$3` names), locked in one global order: by
+/// ladder, then name in byte order (independent of the database's collation); rows of a
+/// ladder whose advisory lock (class `$1`) is held by a season end are skipped, not waited
+/// for. The columns are [`crate::store::rows::PLAYER_COLUMNS`]' and the ladder id.
 const LOCK_PLAYERS: &str = "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, \
      p.protected_games, p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, p.ladder_id \
-     FROM players p JOIN unnest($1::bigint[], $2::text[]) AS u(ladder, name) ON p.ladder_id = u.ladder AND p.name = u.name \
+     FROM players p JOIN unnest($2::bigint[], $3::text[]) AS u(ladder, name) ON p.ladder_id = u.ladder AND p.name = u.name \
+     WHERE pg_try_advisory_xact_lock_shared($1, p.ladder_id::int4) \
      ORDER BY p.ladder_id, p.name COLLATE \"C\" FOR UPDATE OF p";
 
 fn finish(outcomes: Vec<Option<Outcome>>) -> Vec<Outcome> {

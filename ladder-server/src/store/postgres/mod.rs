@@ -38,12 +38,15 @@ use crate::model::{self, view, MatchRequest, ZeroSum};
 /// The migrations, in order.
 const MIGRATIONS: [&str; 2] = [include_str!("../../../migrations/postgres/0001_ladders.sql"), include_str!("../../../migrations/postgres/0002_operations.sql")];
 
-/// The class of this server's advisory locks; the object is the ladder id, 0 for the
-/// migrations and [`JOURNAL_LOCK`] for the journal's order.
+/// The class of this server's advisory locks; the object is the ladder id (0 for the
+/// migrations).
 const LOCK_CLASS: i32 = 0x454C_4F00; // "ELO\0"
 
-/// The advisory lock object that orders the journal (and new players' ids).
-const JOURNAL_LOCK: i32 = -1;
+/// New players' ids are `PLAYER_ID_BASE + seq * 1024 + position`: the `seq` of the entry
+/// they joined with and their place in its `joined` list, so ids (and leaderboard ties)
+/// follow the journal's order whichever transaction commits first. Ids of version 0.1
+/// (from a sequence) are all below it, as those players all joined earlier.
+const PLAYER_ID_BASE: i64 = 1 << 40;
 
 /// How often a transaction that lost a deadlock, serialization or unique-key race is tried
 /// again.
@@ -278,26 +281,36 @@ impl LadderStore for PgStore {
     fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            // The sizes first (one more than asked, to know whether more exist), then only
-            // the entries that fit on the page; both in one snapshot.
-            let sizes_statement = conn.prepare("SELECT seq, bytes FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3").await?;
+            // The sizes first (one more than asked, to know whether more exist) with what
+            // says whether each entry is settled, then only the entries that fit on the
+            // page; both in one snapshot.
+            let sizes_statement = conn
+                .prepare(
+                    "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon \
+                     FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                )
+                .await?;
             let entries_statement =
                 conn.prepare("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq").await?;
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result = async {
-                let sizes: Vec<(i64, i64)> = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1)]).await?.iter().map(|r| (r.get(0), r.get(1))).collect();
+                let rows = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1)]).await?;
+                // Entries up to the first one not settled (a lower seq may still commit).
+                let settled_rows = rows.iter().take_while(|r| settled(r.get("xmin"), r.get("horizon"))).count();
+                let pending = settled_rows < rows.len();
+                let sizes: Vec<(i64, i64)> = rows[..settled_rows].iter().map(|r| (r.get("seq"), r.get("bytes"))).collect();
                 let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
                 let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
                 let Some(&(last, _)) = sizes[..fits].last() else {
-                    return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+                    return Ok(JournalPage { entries: Vec::new(), pending, more: pending });
                 };
-                let rows = conn.client.query(&entries_statement, &[&ladder.id, &after, &last]).await?;
-                let mut entries = Vec::with_capacity(rows.len());
-                for row in rows {
+                let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last]).await?;
+                let mut entries = Vec::with_capacity(found.len());
+                for row in found {
                     entries.push(journal_entry(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6))?);
                 }
-                Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+                Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits })
             }
             .await;
             conn.client.batch_execute("COMMIT").await?;
@@ -471,6 +484,10 @@ async fn migrate(client: &Client) -> Result<(), tokio_postgres::Error> {
 #[derive(Default)]
 struct Columns {
     ids: Vec<i64>,
+    /// New players: the 1-based index of the entry they join with, and their position in
+    /// its `joined` list.
+    entries: Vec<i64>,
+    positions: Vec<i64>,
     ladders: Vec<i64>,
     names: Vec<String>,
     rating: Vec<f32>,
@@ -513,7 +530,7 @@ impl Columns {
         self.ids.is_empty()
     }
 
-    /// The state arrays (`$2` to `$14` of [`UPDATE_PLAYERS`] and [`INSERT_PLAYERS`]).
+    /// The state arrays (`$2` to `$14` of [`UPDATE_PLAYERS`], `$14` to `$26` of [`APPEND`]).
     fn states(&self) -> [&(dyn ToSql + Sync); 13] {
         [
             &self.rating,
@@ -539,14 +556,6 @@ impl Columns {
         params
     }
 
-    /// Parameters of [`INSERT_PLAYERS`].
-    fn insert_params<'a>(&'a self, count: &'a i64) -> Vec<&'a (dyn ToSql + Sync)> {
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&self.names];
-        params.extend(self.states());
-        params.push(&self.ladders);
-        params.push(count);
-        params
-    }
 }
 
 /// Writes player states by row id (`$1` the ids, `$2`..`$14` the state arrays).
@@ -557,31 +566,46 @@ const UPDATE_PLAYERS: &str = "UPDATE players p SET rating = u.rating, games_play
      $11::bigint[], $12::real[], $13::bigint[], $14::float8[], $1::bigint[]) AS u(rating, games_played, win_streak, period_games, \
      is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played, key) WHERE p.id = u.key";
 
-/// Inserts joining players (`$1` names, `$2`..`$14` states, `$15` ladders, `$16` how many)
-/// with ids taken as one block of `players_id_seq` in the arrays' order; run under the
-/// journal lock, so ids follow the journal's order across every server.
-const INSERT_PLAYERS: &str = "WITH block AS (SELECT setval('players_id_seq', nextval('players_id_seq') + $16 - 1) AS last) \
-     INSERT INTO players (id, ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, \
-     protected_games, season_games, season_wins, peak_rating, peak_league, last_played) \
-     SELECT block.last - $16 + u.ord, u.ladder, u.key, u.rating, u.games_played, u.win_streak, u.period_games, u.is_junior, u.has_reached_2400, u.league, \
-     u.protected_games, u.season_games, u.season_wins, u.peak_rating, u.peak_league, u.last_played \
-     FROM block, unnest($2::real[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::boolean[], $8::bigint[], $9::bigint[], $10::bigint[], \
-     $11::bigint[], $12::real[], $13::bigint[], $14::float8[], $1::text[], $15::bigint[]) WITH ORDINALITY AS u(rating, games_played, win_streak, period_games, \
-     is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played, key, ladder, ord)";
+/// Appends a batch's journal entries and inserts its new players, in one statement run in
+/// its own subtransaction (see [`HORIZON`]): one block of `seq` values in the entries'
+/// order (`$1`..`$8` the entries' columns, `$9` how many), and the new players (`$10`
+/// names, `$11` ladders, `$12` the entry each joins with, `$13` its position there,
+/// `$14`..`$26` their states) with ids from `$27`, [`PLAYER_ID_BASE`]. Returns each entry's seq.
+const APPEND: &str = "WITH block AS (SELECT setval('journal_seq', nextval('journal_seq') + $9 - 1) AS last), \
+     entries AS (INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
+       SELECT block.last - $9 + u.ord, u.ladder, u.id, u.kind, u.inputs, u.time, u.joined, u.results, u.bytes \
+       FROM block, unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::bigint[]) \
+       WITH ORDINALITY AS u(ladder, id, kind, inputs, time, joined, results, bytes, ord) RETURNING seq, ladder_id, match_id), \
+     joiners AS (INSERT INTO players (id, ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, \
+       protected_games, season_games, season_wins, peak_rating, peak_league, last_played) \
+       SELECT $27 + (block.last - $9 + p.entry) * 1024 + p.position, p.ladder, p.name, p.rating, p.games_played, p.win_streak, p.period_games, \
+       p.is_junior, p.has_reached_2400, p.league, p.protected_games, p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played \
+       FROM block, unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::real[], $15::bigint[], $16::bigint[], $17::bigint[], \
+       $18::boolean[], $19::boolean[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::real[], $25::bigint[], $26::float8[]) \
+       AS p(name, ladder, entry, position, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, \
+       season_games, season_wins, peak_rating, peak_league, last_played) RETURNING id) \
+     SELECT seq, ladder_id, match_id FROM entries";
 
-/// Takes the journal's order lock (until the commit).
-const LOCK_JOURNAL: &str = "SELECT pg_advisory_xact_lock($1, $2)";
+/// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
+/// transaction id taken after the entries' `seq` block: every transaction that took a lower
+/// `seq` had its own id before (each takes one before its `seq`: `pg_current_xact_id()` in
+/// the first round trip), hence a lower one. So once the cluster's oldest running
+/// transaction is past an entry's `xmin` (that subtransaction's id), every lower `seq` has
+/// committed or rolled back, and the journal shows the entry ([`settled`]).
+const HORIZON: &str = "SAVEPOINT journal";
 
-/// Appends journal entries (`$1` ladders, `$2` ids, `$3` kinds, `$4` inputs, `$5` times,
-/// `$6` joined, `$7` results, `$8` sizes, `$9` how many) with one block of `seq` values in
-/// the arrays' order; run under the journal lock. Returns each entry's seq and id.
-const INSERT_JOURNAL: &str = "WITH block AS (SELECT setval('journal_seq', nextval('journal_seq') + $9 - 1) AS last) \
-     INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
-     SELECT block.last - $9 + u.ord, u.ladder, u.id, u.kind, u.inputs, u.time, u.joined, u.results, u.bytes \
-     FROM block, unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::bigint[]) \
-     WITH ORDINALITY AS u(ladder, id, kind, inputs, time, joined, results, bytes, ord) RETURNING seq, ladder_id, match_id";
+/// Whether a journal row whose `xmin` is `xmin` (32 bits) is settled under a snapshot whose
+/// oldest running transaction is `horizon` (64 bits): `xmin` precedes it, modulo 2^32 as
+/// PostgreSQL compares transaction ids (frozen rows, `xmin` 2, are long settled).
+fn settled(xmin: i64, horizon: i64) -> bool {
+    if xmin < 3 {
+        return true;
+    }
+    let distance = (horizon - xmin).rem_euclid(1 << 32);
+    distance > 0 && distance < (1 << 31)
+}
 
-/// Column arrays of [`INSERT_JOURNAL`].
+/// The entry arrays of [`APPEND`].
 #[derive(Default)]
 struct EntryColumns {
     ladders: Vec<i64>,
@@ -608,8 +632,14 @@ impl EntryColumns {
         self.count += 1;
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 9] {
-        [&self.ladders, &self.ids, &self.kinds, &self.inputs, &self.times, &self.joined, &self.results, &self.bytes, &self.count]
+    /// [`APPEND`]'s parameters with `players` joining.
+    fn params<'a>(&'a self, players: &'a Columns) -> Vec<&'a (dyn ToSql + Sync)> {
+        let mut params: Vec<&(dyn ToSql + Sync)> =
+            vec![&self.ladders, &self.ids, &self.kinds, &self.inputs, &self.times, &self.joined, &self.results, &self.bytes, &self.count];
+        params.extend([&players.names as &(dyn ToSql + Sync), &players.ladders, &players.entries, &players.positions]);
+        params.extend(players.states());
+        params.push(&PLAYER_ID_BASE);
+        params
     }
 }
 
@@ -701,10 +731,11 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         }
         c.execute("UPDATE ladders SET season = season + 1 WHERE id = $1", &[&ladder.id]).await?;
     }
-    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &JOURNAL_LOCK]).await?;
     let mut entry = EntryColumns::default();
     entry.push(&NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() });
-    let seq: i64 = c.query_one(INSERT_JOURNAL, &entry.params()).await?.get("seq");
+    let nobody = Columns::default();
+    c.batch_execute(HORIZON).await?;
+    let seq: i64 = c.query_one(APPEND, &entry.params(&nobody)).await?.get("seq");
     if request.event == LadderEvent::SeasonEnd {
         c.execute(
             "INSERT INTO seasons (ladder_id, season, ended, players, seq) VALUES ($1, $2, $3, $4, $5)",
@@ -714,4 +745,22 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
     }
     c.batch_execute("COMMIT").await?;
     Ok(Ok(event_response(seq, &request.id, &outcome.results)))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn settled_compares_transaction_ids_modulo_two_to_the_32() {
+        use super::settled;
+        assert!(settled(100, 101));
+        assert!(!settled(101, 101), "the oldest running transaction itself");
+        assert!(!settled(102, 101));
+        assert!(settled(2, 5), "frozen");
+        // The 64-bit horizon past a wraparound: epoch 1, low 10; xmin near the top of epoch 0.
+        let horizon = (1i64 << 32) + 10;
+        assert!(settled(4_294_967_000, horizon));
+        assert!(!settled(11, horizon));
+        assert!(settled(9, horizon));
+    }
+
 }
