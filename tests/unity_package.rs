@@ -769,6 +769,90 @@ fn manifest_problems(manifest: &serde_json::Value, files: &Listing) -> Vec<Strin
     problems
 }
 
+/// Unity's built-in modules the package's C# may use, each with names only it defines. A
+/// project can disable a module (*Package Manager > Built-in*); then every script using it
+/// fails to compile, and with it every script of the project, unless the package declares
+/// the module as a dependency (Unity then keeps it enabled).
+const MODULES: [(&str, &[&str]); 3] = [
+    ("com.unity.modules.unitywebrequest", &["UnityWebRequest", "UnityEngine.Networking", "UploadHandlerRaw", "DownloadHandlerBuffer"]),
+    ("com.unity.modules.imgui", &["OnGUI", "GUI", "GUILayout", "GUILayoutUtility", "GUIStyle", "GUIContent", "GUIUtility"]),
+    ("com.unity.modules.jsonserialize", &["JsonUtility"]),
+];
+
+/// Whether `code` uses `name` as a whole identifier or dotted name (`GUI.Label` and
+/// `UnityEngine.GUI`, not `EditorGUI.Label`).
+fn uses(code: &str, name: &str) -> bool {
+    let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].chars().next();
+        !before.is_some_and(identifier) && !after.is_some_and(identifier)
+    })
+}
+
+/// What `package_dependencies_validation.md` reports about built-in modules: a module the
+/// C# (runtime, Editor, tests and samples; comments aside) uses that the manifest does not
+/// declare, a declared module nothing uses, and a dependency version that is not semver.
+fn dependency_problems(manifest: &serde_json::Value, sources: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let declared = manifest.get("dependencies").and_then(|d| d.as_object()).cloned().unwrap_or_default();
+    for (name, version) in &declared {
+        if version.as_str().and_then(semver).is_none() {
+            problems.push(format!("dependency {name}: {version} is not a semantic version"));
+        }
+    }
+    for (module, names) in MODULES {
+        let users: Vec<&str> = sources
+            .iter()
+            .filter(|(_, text)| {
+                let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+                names.iter().any(|n| uses(&code, n))
+            })
+            .map(|(rel, _)| rel.as_str())
+            .collect();
+        match (users.is_empty(), declared.contains_key(module)) {
+            (false, false) => problems.push(format!("{} use(s) the built-in module {module}, which the manifest's dependencies do not declare", users.join(", "))),
+            (true, true) => problems.push(format!("the dependency {module} is not used by any script")),
+            _ => {}
+        }
+    }
+    problems
+}
+
+/// The package's C# files, by path relative to the package.
+fn csharp_sources() -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    all.iter().filter(|p| p.extension().is_some_and(|e| e == "cs")).map(|p| (relative(p), fs::read_to_string(p).unwrap())).collect()
+}
+
+#[test]
+fn the_dependency_check_refuses_undeclared_and_unused_modules() {
+    let good = json(&package().join("package.json"));
+    let sources = csharp_sources();
+    assert_eq!(dependency_problems(&good, &sources), Vec::<String>::new(), "the control passes");
+    // The ladder client without the web request module: every script of a project that
+    // disabled it would fail to compile.
+    let mut undeclared = good.clone();
+    undeclared["dependencies"].as_object_mut().unwrap().remove("com.unity.modules.unitywebrequest");
+    assert_problems(&dependency_problems(&undeclared, &sources), &["Runtime/Ladder/LadderClient.cs use(s) the built-in module com.unity.modules.unitywebrequest"], "the web request module undeclared");
+    let mut no_dependencies = good.clone();
+    no_dependencies.as_object_mut().unwrap().remove("dependencies");
+    assert_problems(&dependency_problems(&no_dependencies, &sources), &["com.unity.modules.unitywebrequest", "com.unity.modules.imgui"], "no dependencies at all");
+    let mut unused = good.clone();
+    unused["dependencies"]["com.unity.modules.jsonserialize"] = "1.0.0".into();
+    assert_problems(&dependency_problems(&unused, &sources), &["com.unity.modules.jsonserialize is not used"], "an unused module");
+    let mut bad_version = good.clone();
+    bad_version["dependencies"]["com.unity.modules.imgui"] = "1.0".into();
+    assert_problems(&dependency_problems(&bad_version, &sources), &["is not a semantic version"], "a bad version");
+    // Whole names only, and comments do not count.
+    let mut extra = sources.clone();
+    extra.push(("Runtime/Save.cs".to_owned(), "/// uses <c>JsonUtility</c>\nclass EditorGUIish { void F() { EditorGUI.Label(r, s); } }\n".to_owned()));
+    assert_eq!(dependency_problems(&good, &extra), Vec::<String>::new());
+    extra.push(("Runtime/Save2.cs".to_owned(), "class S { string F(object o) { return UnityEngine.JsonUtility.ToJson(o); } }\n".to_owned()));
+    assert_problems(&dependency_problems(&good, &extra), &["Runtime/Save2.cs use(s) the built-in module com.unity.modules.jsonserialize"], "JsonUtility undeclared");
+}
+
 /// The package gives none of the validation's errors: manifest, changelog, metas.
 #[test]
 fn the_package_passes_unitys_asset_store_validation_rules() {
@@ -778,6 +862,7 @@ fn the_package_passes_unitys_asset_store_validation_rules() {
     let mut problems = manifest_problems(&manifest, &files);
     problems.extend(changelog_problems(&changelog, manifest["version"].as_str().unwrap_or_default()));
     problems.extend(meta_problems(&files));
+    problems.extend(dependency_problems(&manifest, &csharp_sources()));
     assert!(problems.is_empty(), "the Asset Store validation would refuse the package:\n{}", problems.join("\n"));
 }
 
