@@ -68,12 +68,17 @@ namespace RankingElo.Tests.Mono
                 // --- as in the README ---
                 LadderPlayer me = game.GetPlayerAsync(ladder, "alice").GetAwaiter().GetResult();
                 LadderPlayer them = game.GetPlayerAsync(ladder, "bob").GetAwaiter().GetResult();
-                PlayerState ifIWin = me.State, theyLose = them.State;
+                PlayerState ifIWin, theyLose;
+                float gain;
                 using (var rules = EloRules.FromJson(rulesJson))
                 {
+                    PlayerState mine = me != null ? me.State : rules.NewPlayer();
+                    PlayerState theirs = them != null ? them.State : rules.NewPlayer();
+                    ifIWin = mine;
+                    theyLose = theirs;
                     rules.RatePlayers(ref ifIWin, ref theyLose, MatchResult.Win);
+                    gain = ifIWin.Rating - mine.Rating; // "+12 if you win"
                 }
-                float gain = ifIWin.Rating - me.State.Rating; // "+12 if you win"
                 // ---
 
                 MatchReport report = server.ReportMatchAsync(ladder, "final", "alice", "bob", 1.0).GetAwaiter().GetResult();
@@ -83,6 +88,36 @@ namespace RankingElo.Tests.Mono
                 Assert.That(report.Players[0].State.WinStreak, Is.EqualTo(ifIWin.WinStreak));
                 Assert.That(report.Players[0].State.GamesPlayed, Is.EqualTo(ifIWin.GamesPlayed));
                 Assert.That(Bits(game.GetPlayerAsync(ladder, "alice").GetAwaiter().GetResult().State.Rating), Is.EqualTo(Bits(ifIWin.Rating)));
+            }
+        }
+
+        /// <summary>
+        /// A player who has not played yet reads as null (the README's preview then starts
+        /// from the rules' new-player state), and that preview is the server's result bit for
+        /// bit: the server gives a newcomer the same state (placed in its league).
+        /// </summary>
+        [Test]
+        public void ANewcomersPreviewStartsFromTheRulesNewPlayer()
+        {
+            string rulesJson = "{\"k_policy\":{\"policy\":\"fide\"},\"initial_rating\":1450,\"leagues\":[{\"name\":\"Bronze\",\"min_rating\":0},{\"name\":\"Silver\",\"min_rating\":1400},{\"name\":\"Gold\",\"min_rating\":1600}]}";
+            string ladder = NewLadder(rulesJson);
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            using (var rules = EloRules.FromJson(rulesJson))
+            {
+                server.ReportMatchAsync(ladder, "warm", "veteran", "other", 1.0).GetAwaiter().GetResult();
+                LadderPlayer me = game.GetPlayerAsync(ladder, "newcomer").GetAwaiter().GetResult();
+                LadderPlayer them = game.GetPlayerAsync(ladder, "veteran").GetAwaiter().GetResult();
+                Assert.That(me, Is.Null, "a player who has not played yet");
+                PlayerState mine = me != null ? me.State : rules.NewPlayer();
+                PlayerState ifIWin = mine, theyLose = them.State;
+                rules.RatePlayers(ref ifIWin, ref theyLose, MatchResult.Win);
+                MatchReport report = server.ReportMatchAsync(ladder, "first", "newcomer", "veteran", 1.0).GetAwaiter().GetResult();
+                Assert.That(Bits(report.Players[0].State.Rating), Is.EqualTo(Bits(ifIWin.Rating)), "newcomer: server " + report.Players[0].State.Rating.ToString("R") + ", preview " + ifIWin.Rating.ToString("R"));
+                Assert.That(Bits(report.Players[1].State.Rating), Is.EqualTo(Bits(theyLose.Rating)), "veteran");
+                Assert.That(report.Players[0].State.League, Is.EqualTo(ifIWin.League), "league");
+                Assert.That(report.Players[0].State.GamesPlayed, Is.EqualTo(1u));
+                Assert.That(ifIWin.Rating - mine.Rating, Is.GreaterThan(0f));
             }
         }
 
