@@ -1,7 +1,8 @@
 // A small stand-in for the UnityEngine and Unity.Collections types that the package's
 // Unity-only code and the sample scripts use, so that `cargo xtask test` can compile them
 // with Mono's mcs on a machine without the Unity Editor (defines UNITY_5_3_OR_NEWER).
-// Only signatures matter here; nothing in it is shipped or run.
+// Only signatures matter here; nothing in it is shipped. One program runs against it:
+// tests/load-failure (the package's Unity Editor flavour without, then with, the library).
 using System;
 
 namespace UnityEngine

@@ -137,6 +137,7 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     let ladder_server = ladder::start_for_client_tests()?;
     let mut counts = mono::nunit_tests(&runtime)?;
     counts += mono::internal_and_full_aot(library)?;
+    counts += mono::load_failures(&runtime, library)?;
     drop(ladder_server);
     mono::unity_compile_check()?;
     // Every C# and C snippet of the documentation compiles, against the package built by the
