@@ -5,6 +5,8 @@
 //
 // 1. Every public entry point throws DllNotFoundException (not a TypeInitializationException)
 //    whose message names the binary and the platform; a second call says the same at once.
+//    In the Unity flavour, the rules asset's OnValidate (which Unity runs when it loads the
+//    asset) runs no native code: it would throw here.
 // 2. The library is copied beside the program (the fix) and, once the package's wait after a
 //    failure has passed, every entry point works, the ones that failed included.
 //
@@ -12,6 +14,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Reflection;
 using System.Runtime.InteropServices;
 using System.Threading;
 using RankingElo;
@@ -86,6 +89,9 @@ static class LoadFailure
 #if UNITY_EDITOR
         string binary = "Packages/com.rankingelo.engine/Runtime/Plugins/Linux/x86_64/libranking_elo.so";
         string target = "Unity Editor (LinuxEditor, " + platform + ")";
+        var asset = new EloRulesAsset();
+        MethodInfo onValidate = typeof(EloRulesAsset).GetMethod("OnValidate", BindingFlags.Instance | BindingFlags.NonPublic);
+        Check(onValidate != null, "EloRulesAsset has OnValidate");
 #else
         string binary = "libranking_elo.so";
         string target = "process (Linux, " + platform + ")";
@@ -111,6 +117,26 @@ static class LoadFailure
                     + (named ? "" : ": got " + (thrown == null ? "no exception" : thrown.GetType().Name + ": " + message)));
             }
         }
+#if UNITY_EDITOR
+        // What Unity does when it loads a rules asset: no native code may run.
+        try
+        {
+            onValidate.Invoke(asset, null);
+            Check(true, "EloRulesAsset.OnValidate runs no native code (the asset loads without the library)");
+        }
+        catch (TargetInvocationException error)
+        {
+            Check(false, "EloRulesAsset.OnValidate ran native code: " + error.InnerException.GetType().Name + ": " + error.InnerException.Message);
+        }
+        try
+        {
+            Check(asset.ValidationMessage == "never", "the Inspector's ValidationMessage needs the library");
+        }
+        catch (DllNotFoundException error)
+        {
+            Check(error.Message.Contains(binary), "the Inspector's ValidationMessage throws DllNotFoundException naming " + binary);
+        }
+#endif
 
         Console.WriteLine("--- the library copied beside the program (the fix)");
         File.Copy(library, copy);
@@ -145,6 +171,13 @@ static class LoadFailure
             }
         }
         Check(Math.Abs(RankingELO.GetProbabilityWinning(1700f, 1300f) - 10f / 11f) < 1e-6f, "the engine answers: P(1700 beats 1300) = 10/11");
+#if UNITY_EDITOR
+        Check(asset.ValidationMessage == null, "the default rules asset is valid");
+        asset.Settings.VictoryBonus = -1;
+        onValidate.Invoke(asset, null);
+        string invalid = asset.ValidationMessage;
+        Check(invalid != null && invalid.Contains("victory_bonus"), "after an edit the asset gives the engine's message: " + invalid);
+#endif
         Console.WriteLine(passes + " passed, " + failures + " failed");
         return failures == 0 ? 0 : 1;
     }
