@@ -146,6 +146,34 @@ pub fn unity_compile_check() -> Result<(), String> {
     Ok(())
 }
 
+/// The programs of `tests/unity-flavour`, each compiled with the package's Unity Editor
+/// flavour against the stand-ins (whose `UnityWebRequest` behaves as Unity's where the
+/// package relies on it) and run on Mono: the Unity-only paths that have no other runner
+/// here (the ladder client's `UnityWebRequest` path).
+pub fn unity_flavour_programs() -> Result<Counts, String> {
+    let work = root().join("target/mono-unity-flavour");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let mut counts = Counts::default();
+    for program in sources(&root().join("tests/unity-flavour")) {
+        let name = Path::new(&program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let exe = work.join(format!("{name}.exe"));
+        let mut files = sources(&root().join("unity/Runtime"));
+        files.extend(sources(&root().join("tests/unity-stand-in")));
+        files.push(program.clone());
+        let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
+        mcs(&format!("{name}, Unity Editor flavour (mcs against the stand-ins)"), &exe, "exe", &defines, files)?;
+        counts += Step::new(&format!("{name} on Mono (Unity flavour)"), "mono").arg(exe.display().to_string()).current_dir(&work).run_counted()?;
+    }
+    if counts.total() == 0 {
+        return Err("tests/unity-flavour has no program".to_owned());
+    }
+    Ok(counts)
+}
+
+/// The defines of a Unity 2021.3 Editor on Linux, for programs that run the Unity flavour.
+const UNITY_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
+
 /// What a game meets when the native library is missing and then fixed
 /// (`tests/load-failure/LoadFailure.cs`): the program runs in a folder without the library
 /// (and `LD_LIBRARY_PATH` pointing there), checks that every entry point names the binary
@@ -167,7 +195,7 @@ pub fn load_failures(runtime: &Path, library_dir: &Path) -> Result<Counts, Strin
             let mut files = sources(&unity.join("Runtime"));
             files.extend(sources(&root().join("tests/unity-stand-in")));
             files.push(program.clone());
-            let defines = vec!["-define:UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX".to_owned(), format!("-r:{}", nunit_framework()?.display())];
+            let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
             mcs("load failures, Unity Editor flavour (mcs against the stand-ins)", &exe, "exe", &defines, files)?;
         } else {
             std::fs::copy(runtime, dir.join("RankingElo.dll")).map_err(|e| e.to_string())?;
