@@ -3,8 +3,10 @@
 //! they must; every imported file and folder has a `.meta`; GUIDs are well-formed and
 //! unique; the sample scene's scripts resolve; every platform's native binary is there and
 //! its import settings enable exactly one platform and CPU (the binaries' build id is
-//! checked by `tests/committed_binaries.rs`). (`cargo xtask test` also compiles the C# with
-//! Mono against a UnityEngine stand-in.)
+//! checked by `tests/committed_binaries.rs`); and the package gives none of the errors of
+//! Unity's Asset Store validation (changelog, metas, manifest fields; the rules are listed
+//! before `changelog_problems`), each rule with a negative test. (`cargo xtask test` also
+//! compiles the C# with Mono against a UnityEngine stand-in.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -385,4 +387,607 @@ fn nothing_loads_the_native_library_when_the_editor_loads_scripts() {
     }
     let check = fs::read_to_string(package().join("Editor/NativePluginCheck.cs")).unwrap();
     assert!(check.contains("[MenuItem(\"Tools/Ranking ELO/Check Native Library\")]"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Unity's Asset Store validation rules (the `com.unity.asset-store-validation` package; its
+// `Documentation~` describes each rule: `changelog_validation.md`, `meta_files_validation.md`,
+// `minimum_package_manifest_validation.md`, `manifest_name_field_validation.md`,
+// `package_version_check.md`, `manifest_displayname_field_validation.md`,
+// `description_validation.md`, `author_field_validation.md`, `unity_field_validation.md`,
+// `mandatory_package_unity_fields_validation.md`, `samples_structure_validation.md`,
+// `documentation_validation.md`). Each check below returns what that validation would
+// report as an error (and a few of its warnings, which we hold ourselves to as well); the
+// package must give none, and every rule has a negative test that breaks it once.
+// ---------------------------------------------------------------------------------------
+
+/// The package as the validation sees it: every file and folder (hidden ones excluded), by
+/// path relative to the package, with the file's size (`None` for a folder).
+type Listing = BTreeMap<String, Option<u64>>;
+
+fn listing() -> Listing {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    all.iter().map(|p| (relative(p), if p.is_dir() { None } else { Some(fs::metadata(p).unwrap().len()) })).collect()
+}
+
+/// `x.y.z` with an optional `-tag`, as numbers for ordering (the tag is not compared).
+fn semver(text: &str) -> Option<(u64, u64, u64)> {
+    let (core, tag) = match text.split_once('-') {
+        Some((core, tag)) => (core, Some(tag)),
+        None => (text, None),
+    };
+    if tag.is_some_and(|t| t.is_empty() || !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')) {
+        return None;
+    }
+    let parts: Vec<&str> = core.split('.').collect();
+    let number = |p: &str| (!p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) && (p == "0" || !p.starts_with('0'))).then(|| p.parse().ok()).flatten();
+    match parts.as_slice() {
+        [x, y, z] => Some((number(x)?, number(y)?, number(z)?)),
+        _ => None,
+    }
+}
+
+/// A `YYYY-MM-DD` date that exists, as a number for ordering.
+fn date(text: &str) -> Option<u32> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let field = |range: std::ops::Range<usize>| {
+        let digits = &text[range];
+        digits.chars().all(|c| c.is_ascii_digit()).then(|| digits.parse::<u32>().ok()).flatten()
+    };
+    let (year, month, day) = (field(0..4)?, field(5..7)?, field(8..10)?);
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    (1..=12).contains(&month).then_some(())?;
+    (1..=days[month as usize - 1]).contains(&day).then_some(year * 10_000 + month * 100 + day)
+}
+
+/// The section headers Unity expects under a changelog entry, in this order.
+const CHANGELOG_HEADERS: [&str; 6] = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"];
+
+/// What `changelog_validation.md` reports for `CHANGELOG.md` when the manifest says `version`.
+fn changelog_problems(text: &str, version: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    // (version, date) of each entry, in file order.
+    let mut entries: Vec<(String, Option<(u64, u64, u64)>, Option<u32>)> = Vec::new();
+    // The headers of the current entry, and whether the last header has had content.
+    let mut headers: Vec<&str> = Vec::new();
+    let mut open_header: Option<&str> = None;
+    let close_header = |open: &mut Option<&str>, entry: &str, problems: &mut Vec<String>| {
+        if let Some(header) = open.take() {
+            problems.push(format!("entry {entry}: \"### {header}\" is empty"));
+        }
+    };
+    for (number, line) in text.lines().enumerate() {
+        let at = format!("CHANGELOG.md:{}", number + 1);
+        let entry_name = entries.last().map(|e| e.0.clone()).unwrap_or_default();
+        if let Some(heading) = line.strip_prefix("## ") {
+            close_header(&mut open_header, &entry_name, &mut problems);
+            headers.clear();
+            let heading = heading.trim();
+            if heading.is_empty() {
+                problems.push(format!("{at}: an empty entry header"));
+                continue;
+            }
+            let Some(rest) = heading.strip_prefix('[') else {
+                problems.push(format!("{at}: {heading:?} is not \"[X.Y.Z] - YYYY-MM-DD\""));
+                continue;
+            };
+            let Some((name, after)) = rest.split_once(']') else {
+                problems.push(format!("{at}: {heading:?} is not \"[X.Y.Z] - YYYY-MM-DD\""));
+                continue;
+            };
+            if name.eq_ignore_ascii_case("unreleased") {
+                problems.push(format!("{at}: an [Unreleased] entry (published packages have none: release it under a version)"));
+                entries.push((name.to_owned(), None, None));
+                continue;
+            }
+            let parsed = semver(name);
+            if parsed.is_none() {
+                problems.push(format!("{at}: {name:?} is not a valid semantic version"));
+            }
+            let when = match after.trim().strip_prefix("- ") {
+                None => {
+                    problems.push(format!("{at}: entry [{name}] has no date (\"## [{name}] - YYYY-MM-DD\")"));
+                    None
+                }
+                Some(day) => {
+                    let parsed_date = date(day.trim());
+                    if parsed_date.is_none() {
+                        problems.push(format!("{at}: entry [{name}]: {:?} is not a YYYY-MM-DD date", day.trim()));
+                    }
+                    parsed_date
+                }
+            };
+            entries.push((name.to_owned(), parsed, when));
+        } else if let Some(header) = line.strip_prefix("### ") {
+            close_header(&mut open_header, &entry_name, &mut problems);
+            let header = header.trim();
+            if entries.is_empty() {
+                problems.push(format!("{at}: \"### {header}\" before any entry"));
+                continue;
+            }
+            if header.is_empty() {
+                problems.push(format!("{at}: an empty section header in entry [{entry_name}]"));
+                continue;
+            }
+            match CHANGELOG_HEADERS.iter().position(|h| *h == header) {
+                None => problems.push(format!("{at}: entry [{entry_name}]: unexpected header \"### {header}\" (expected {})", CHANGELOG_HEADERS.join(", "))),
+                Some(rank) => {
+                    if headers.contains(&header) {
+                        problems.push(format!("{at}: entry [{entry_name}]: \"### {header}\" is repeated"));
+                    } else if headers.last().is_some_and(|last| CHANGELOG_HEADERS.iter().position(|h| h == last).unwrap_or(0) > rank) {
+                        problems.push(format!("{at}: entry [{entry_name}]: \"### {header}\" comes after \"### {}\" (order: {})", headers.last().unwrap(), CHANGELOG_HEADERS.join(", ")));
+                    }
+                    headers.push(CHANGELOG_HEADERS[rank]);
+                }
+            }
+            open_header = Some(CHANGELOG_HEADERS.iter().find(|h| **h == header).copied().unwrap_or("?"));
+        } else if !line.trim().is_empty() && !entries.is_empty() {
+            open_header = None;
+        }
+    }
+    let last = entries.last().map(|e| e.0.clone()).unwrap_or_default();
+    close_header(&mut open_header, &last, &mut problems);
+    match entries.iter().position(|e| e.0 == version) {
+        None => problems.push(format!("the manifest's version {version} has no entry")),
+        Some(0) => {}
+        Some(_) => problems.push(format!("the manifest's version {version} is not the first entry (the newest comes first)")),
+    }
+    for pair in entries.windows(2) {
+        if let ((_, Some(newer), _), (_, Some(older), _)) = (&pair[0], &pair[1]) {
+            if newer <= older {
+                problems.push(format!("entries out of order: [{}] is listed before [{}]", pair[0].0, pair[1].0));
+            }
+        }
+        if let ((_, _, Some(newer)), (_, _, Some(older))) = (&pair[0], &pair[1]) {
+            if newer < older {
+                problems.push(format!("entries out of order: [{}] is dated before [{}], which follows it", pair[0].0, pair[1].0));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether a path is, or is inside, something Unity does not import (a name starting with
+/// `.` or ending with `~`).
+fn hidden(rel: &str) -> bool {
+    rel.split('/').any(|p| p.ends_with('~') || p.starts_with('.'))
+}
+
+/// Whether Unity imports a path of the package (and so gives it a `.meta`): not inside a
+/// hidden folder, except the samples' contents, which are copied into a project's `Assets`.
+fn imported(rel: &str) -> bool {
+    needs_meta(rel) && !rel.strip_prefix("Samples~/").is_some_and(hidden)
+}
+
+/// What `meta_files_validation.md` reports: a file or folder Unity imports without its
+/// `.meta`, a `.meta` without its asset, and a `.meta` where Unity imports nothing (inside
+/// `Documentation~` an error, in other hidden folders a warning); `Samples~`'s contents keep
+/// theirs, since they are copied into projects.
+fn meta_problems(files: &Listing) -> Vec<String> {
+    let mut problems = Vec::new();
+    for rel in files.keys() {
+        if let Some(asset) = rel.strip_suffix(".meta") {
+            if !files.contains_key(asset) {
+                problems.push(format!("{rel}: a .meta without its asset"));
+            } else if rel.split('/').next() == Some("Documentation~") {
+                problems.push(format!("{rel}: Documentation~ must hold no .meta file"));
+            } else if !imported(asset) {
+                problems.push(format!("{rel}: a .meta in a folder Unity does not import"));
+            }
+        } else if imported(rel) && !files.contains_key(&format!("{rel}.meta")) {
+            problems.push(format!("{rel} has no .meta"));
+        }
+    }
+    problems
+}
+
+/// Whether a display name or description holds an emoji (the pictographic blocks).
+fn has_emoji(text: &str) -> bool {
+    text.chars().any(|c| matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F))
+}
+
+/// A `unityRelease` (`<update><stage><number>`, such as `26f1`) for ordering.
+fn unity_release(text: &str) -> Option<(u32, u8, u32)> {
+    let stage_at = text.find(|c: char| !c.is_ascii_digit())?;
+    let (update, rest) = text.split_at(stage_at);
+    let stage = rest.chars().next()?;
+    let number = &rest[1..];
+    let stage_rank = match stage {
+        'a' => 0,
+        'b' => 1,
+        'f' => 2,
+        'p' => 3,
+        _ => return None,
+    };
+    if update.is_empty() || number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((update.parse().ok()?, stage_rank, number.parse().ok()?))
+}
+
+/// The oldest Unity the Asset Store accepts: 2021.3.26f1.
+const OLDEST_UNITY: ((u32, u32), (u32, u8, u32)) = ((2021, 3), (26, 2, 1));
+
+/// What the manifest validations report for `package.json` (with the package's files, for
+/// samples and documentation).
+fn manifest_problems(manifest: &serde_json::Value, files: &Listing) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = |key: &str| manifest.get(key).and_then(|v| v.as_str());
+    // Minimum manifest, name and version.
+    match text("name") {
+        None => problems.push("\"name\" is missing".to_owned()),
+        Some(name) => {
+            if name.chars().any(|c| c.is_ascii_uppercase()) {
+                problems.push(format!("name {name:?} has uppercase letters"));
+            }
+            if name.len() > 214 {
+                problems.push(format!("name {name:?} is longer than 214 characters"));
+            }
+            if [".plugin", ".bundle", ".framework"].iter().any(|ext| name.ends_with(ext)) {
+                problems.push(format!("name {name:?} ends in .plugin, .bundle or .framework"));
+            }
+            let bytes = name.as_bytes();
+            let allowed = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'_';
+            let shape = bytes.len() >= 2
+                && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+                && bytes.iter().enumerate().skip(1).all(|(i, &c)| allowed(c) || (c == b'.' && bytes.get(i + 1).is_some_and(|n| n.is_ascii_lowercase() || n.is_ascii_digit())));
+            if !shape {
+                problems.push(format!("name {name:?} does not match ^[a-z0-9]([a-z0-9-_]|\\.[a-z0-9]){{1,213}}$"));
+            }
+            if !name.contains('.') {
+                problems.push(format!("name {name:?} has no dot separator (reverse domain notation)"));
+            }
+            if name.starts_with("com.unity.") {
+                problems.push(format!("name {name:?} starts with com.unity., which is Unity's"));
+            }
+        }
+    }
+    match text("version") {
+        None => problems.push("\"version\" is missing".to_owned()),
+        Some(version) if semver(version).is_none() => problems.push(format!("version {version:?} is not a valid semantic version")),
+        Some(_) => {}
+    }
+    // Display name and description.
+    match text("displayName") {
+        None => problems.push("\"displayName\" is missing".to_owned()),
+        Some(display) => {
+            let length = display.chars().count();
+            if length <= 3 || length >= 80 {
+                problems.push(format!("displayName {display:?} must be longer than 3 and shorter than 80 characters"));
+            }
+            let lower = display.to_ascii_lowercase();
+            let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            if words.iter().enumerate().any(|(i, w)| *w == "unity" && (i == 0 || words[i - 1] != "for")) {
+                problems.push(format!("displayName {display:?} uses the word Unity without \"for\" before it"));
+            }
+            if display.contains('<') && display.contains('>') {
+                problems.push(format!("displayName {display:?} holds HTML tags"));
+            }
+            if has_emoji(display) {
+                problems.push(format!("displayName {display:?} holds emojis"));
+            }
+        }
+    }
+    if let Some(description) = text("description") {
+        let length = description.chars().count();
+        if length > 200 {
+            problems.push(format!("description is {length} characters long (at most 200)"));
+        }
+    }
+    // Author.
+    let author = manifest.get("author");
+    let author_name = author.and_then(|a| a.as_str().or_else(|| a.get("name").and_then(|n| n.as_str())));
+    match author_name {
+        None => problems.push("\"author\" is missing (\"author\": {\"name\": …})".to_owned()),
+        Some(name) => {
+            if name.trim().is_empty() || name.chars().count() > 512 {
+                problems.push(format!("author name {name:?} must have 1 to 512 characters"));
+            }
+            if ["unity", "unity technologies", "unity technologies aps", "unity technologies sf", "unity technologies inc."].contains(&name.trim().to_ascii_lowercase().as_str()) {
+                problems.push(format!("author name {name:?} is Unity's"));
+            }
+        }
+    }
+    if let Some(email) = author.and_then(|a| a.get("email")).and_then(|e| e.as_str()) {
+        let valid = email.len() <= 320 && email.split_once('@').is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.'));
+        if !valid {
+            problems.push(format!("author email {email:?} is not a valid address"));
+        }
+    }
+    if let Some(url) = author.and_then(|a| a.get("url")).and_then(|u| u.as_str()) {
+        if url.len() > 2048 || !(url.starts_with("https://") || url.starts_with("http://")) || url.contains(' ') {
+            problems.push(format!("author url {url:?} is not a valid http(s) address"));
+        }
+    }
+    // The Unity version: both fields, at least 2021.3.26f1.
+    let unity = text("unity").and_then(|u| {
+        let (major, minor) = u.split_once('.')?;
+        Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?))
+    });
+    let release = text("unityRelease").map(|r| (r, unity_release(r)));
+    match (text("unity"), unity) {
+        (None, _) => problems.push("\"unity\" is missing (the oldest Unity the package supports, MAJOR.MINOR)".to_owned()),
+        (Some(u), None) => problems.push(format!("unity {u:?} is not MAJOR.MINOR")),
+        (Some(u), Some(version)) if version < OLDEST_UNITY.0 => problems.push(format!("unity {u:?} is older than 2021.3")),
+        _ => {}
+    }
+    match release {
+        None => problems.push("\"unityRelease\" is missing (with unity, the oldest release, such as 26f1)".to_owned()),
+        Some((r, None)) => problems.push(format!("unityRelease {r:?} is not <update><stage><number> such as 26f1")),
+        Some((r, Some(parsed))) => {
+            if unity == Some(OLDEST_UNITY.0) && parsed < OLDEST_UNITY.1 {
+                problems.push(format!("unityRelease {r:?} with unity 2021.3 is older than 26f1"));
+            }
+        }
+    }
+    // Samples.
+    let samples = manifest.get("samples").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+    let sample_folders: BTreeSet<&str> = files.keys().filter_map(|rel| rel.strip_prefix("Samples~/")).filter(|rest| !rest.contains('/') && files[&format!("Samples~/{rest}")].is_none()).collect();
+    let mut seen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (index, sample) in samples.iter().enumerate() {
+        for field in ["path", "displayName", "description"] {
+            match sample.get(field).and_then(|v| v.as_str()).map(str::trim) {
+                None | Some("") => problems.push(format!("samples[{index}] has no {field}")),
+                Some(value) => {
+                    if !seen.entry(field).or_default().insert(value.to_owned()) {
+                        problems.push(format!("samples[{index}]: {field} {value:?} is used twice"));
+                    }
+                }
+            }
+        }
+        if let Some(path) = sample.get("path").and_then(|v| v.as_str()) {
+            if !path.starts_with("Samples~/") {
+                problems.push(format!("samples[{index}]: {path:?} is not in Samples~"));
+            } else if files.get(path) != Some(&None) {
+                problems.push(format!("samples[{index}]: the folder {path:?} does not exist"));
+            }
+        }
+    }
+    for folder in &sample_folders {
+        if !samples.iter().any(|s| s.get("path").and_then(|v| v.as_str()) == Some(&format!("Samples~/{folder}"))) {
+            problems.push(format!("Samples~/{folder} is not a sample of the manifest"));
+        }
+    }
+    if samples.is_empty() && !sample_folders.is_empty() {
+        problems.push("Samples~ has samples but the manifest lists none".to_owned());
+    }
+    // Documentation: a URL, or a non-empty document in Documentation~.
+    let documents = files.iter().filter(|(rel, size)| {
+        rel.starts_with("Documentation~/") && size.is_some_and(|s| s > 0) && [".md", ".pdf", ".html", ".rtf", ".txt"].iter().any(|ext| rel.ends_with(ext))
+    });
+    if text("documentationUrl").is_none() && documents.count() == 0 {
+        problems.push("no documentation (documentationUrl or a non-empty document in Documentation~)".to_owned());
+    }
+    if files.keys().any(|rel| !rel.contains('/') && rel.eq_ignore_ascii_case("documentation~") && rel != "Documentation~") {
+        problems.push("the documentation folder must be named Documentation~".to_owned());
+    }
+    problems
+}
+
+/// Unity's built-in modules the package's C# may use, each with names only it defines. A
+/// project can disable a module (*Package Manager > Built-in*); then every script using it
+/// fails to compile, and with it every script of the project, unless the package declares
+/// the module as a dependency (Unity then keeps it enabled).
+const MODULES: [(&str, &[&str]); 3] = [
+    ("com.unity.modules.unitywebrequest", &["UnityWebRequest", "UnityEngine.Networking", "UploadHandlerRaw", "DownloadHandlerBuffer"]),
+    ("com.unity.modules.imgui", &["OnGUI", "GUI", "GUILayout", "GUILayoutUtility", "GUIStyle", "GUIContent", "GUIUtility"]),
+    ("com.unity.modules.jsonserialize", &["JsonUtility"]),
+];
+
+/// Whether `code` uses `name` as a whole identifier or dotted name (`GUI.Label` and
+/// `UnityEngine.GUI`, not `EditorGUI.Label`).
+fn uses(code: &str, name: &str) -> bool {
+    let identifier = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].chars().next();
+        !before.is_some_and(identifier) && !after.is_some_and(identifier)
+    })
+}
+
+/// What `package_dependencies_validation.md` reports about built-in modules: a module the
+/// C# (runtime, Editor, tests and samples; comments aside) uses that the manifest does not
+/// declare, a declared module nothing uses, and a dependency version that is not semver.
+fn dependency_problems(manifest: &serde_json::Value, sources: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let declared = manifest.get("dependencies").and_then(|d| d.as_object()).cloned().unwrap_or_default();
+    for (name, version) in &declared {
+        if version.as_str().and_then(semver).is_none() {
+            problems.push(format!("dependency {name}: {version} is not a semantic version"));
+        }
+    }
+    for (module, names) in MODULES {
+        let users: Vec<&str> = sources
+            .iter()
+            .filter(|(_, text)| {
+                let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+                names.iter().any(|n| uses(&code, n))
+            })
+            .map(|(rel, _)| rel.as_str())
+            .collect();
+        match (users.is_empty(), declared.contains_key(module)) {
+            (false, false) => problems.push(format!("{} use(s) the built-in module {module}, which the manifest's dependencies do not declare", users.join(", "))),
+            (true, true) => problems.push(format!("the dependency {module} is not used by any script")),
+            _ => {}
+        }
+    }
+    problems
+}
+
+/// The package's C# files, by path relative to the package.
+fn csharp_sources() -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    all.iter().filter(|p| p.extension().is_some_and(|e| e == "cs")).map(|p| (relative(p), fs::read_to_string(p).unwrap())).collect()
+}
+
+#[test]
+fn the_dependency_check_refuses_undeclared_and_unused_modules() {
+    let good = json(&package().join("package.json"));
+    let sources = csharp_sources();
+    assert_eq!(dependency_problems(&good, &sources), Vec::<String>::new(), "the control passes");
+    // The ladder client without the web request module: every script of a project that
+    // disabled it would fail to compile.
+    let mut undeclared = good.clone();
+    undeclared["dependencies"].as_object_mut().unwrap().remove("com.unity.modules.unitywebrequest");
+    assert_problems(&dependency_problems(&undeclared, &sources), &["Runtime/Ladder/LadderClient.cs use(s) the built-in module com.unity.modules.unitywebrequest"], "the web request module undeclared");
+    let mut no_dependencies = good.clone();
+    no_dependencies.as_object_mut().unwrap().remove("dependencies");
+    assert_problems(&dependency_problems(&no_dependencies, &sources), &["com.unity.modules.unitywebrequest", "com.unity.modules.imgui"], "no dependencies at all");
+    let mut unused = good.clone();
+    unused["dependencies"]["com.unity.modules.jsonserialize"] = "1.0.0".into();
+    assert_problems(&dependency_problems(&unused, &sources), &["com.unity.modules.jsonserialize is not used"], "an unused module");
+    let mut bad_version = good.clone();
+    bad_version["dependencies"]["com.unity.modules.imgui"] = "1.0".into();
+    assert_problems(&dependency_problems(&bad_version, &sources), &["is not a semantic version"], "a bad version");
+    // Whole names only, and comments do not count.
+    let mut extra = sources.clone();
+    extra.push(("Runtime/Save.cs".to_owned(), "/// uses <c>JsonUtility</c>\nclass EditorGUIish { void F() { EditorGUI.Label(r, s); } }\n".to_owned()));
+    assert_eq!(dependency_problems(&good, &extra), Vec::<String>::new());
+    extra.push(("Runtime/Save2.cs".to_owned(), "class S { string F(object o) { return UnityEngine.JsonUtility.ToJson(o); } }\n".to_owned()));
+    assert_problems(&dependency_problems(&good, &extra), &["Runtime/Save2.cs use(s) the built-in module com.unity.modules.jsonserialize"], "JsonUtility undeclared");
+}
+
+/// The package gives none of the validation's errors: manifest, changelog, metas.
+#[test]
+fn the_package_passes_unitys_asset_store_validation_rules() {
+    let manifest = json(&package().join("package.json"));
+    let files = listing();
+    let changelog = fs::read_to_string(package().join("CHANGELOG.md")).expect("CHANGELOG.md (exactly this name) in the package's root");
+    let mut problems = manifest_problems(&manifest, &files);
+    problems.extend(changelog_problems(&changelog, manifest["version"].as_str().unwrap_or_default()));
+    problems.extend(meta_problems(&files));
+    problems.extend(dependency_problems(&manifest, &csharp_sources()));
+    assert!(problems.is_empty(), "the Asset Store validation would refuse the package:\n{}", problems.join("\n"));
+}
+
+/// Asserts that `problems` are exactly one per `expected` text, each saying its text.
+fn assert_problems(problems: &[String], expected: &[&str], case: &str) {
+    let matched = expected.iter().all(|e| problems.iter().any(|p| p.contains(e)));
+    assert!(matched && problems.len() == expected.len(), "{case}: expected problems saying {expected:?}, got {problems:?}");
+}
+
+#[test]
+fn the_changelog_check_refuses_what_the_validation_refuses() {
+    let good = "# Changelog\n\n## [0.2.0] - 2026-11-27\n\n### Added\n- b\n\n### Fixed\n- c\n\n## [0.1.0] - 2026-11-22\n\n### Added\n- a\n";
+    assert_eq!(changelog_problems(good, "0.2.0"), Vec::<String>::new(), "the control passes");
+    // (case, text, the manifest's version, what is reported)
+    let cases: [(&str, String, &str, &[&str]); 15] = [
+        ("an [Unreleased] entry", good.replace("## [0.2.0] - 2026-11-27\n\n### Added", "## [Unreleased]\n\n### Added\n- d\n\n## [0.2.0] - 2026-11-27\n\n### Added"), "0.2.0", &["[Unreleased]", "not the first entry"]),
+        ("an [Unreleased] entry for the next version", good.replace("[0.2.0] - 2026-11-27", "[Unreleased]"), "0.1.0", &["[Unreleased]", "not the first entry"]),
+        ("the version has no entry", good.replace("[0.2.0]", "[0.1.1]"), "0.2.0", &["has no entry"]),
+        ("the version is not first", good.to_owned(), "0.1.0", &["not the first entry"]),
+        ("an entry without a date", good.replace("[0.2.0] - 2026-11-27", "[0.2.0]"), "0.2.0", &["has no date"]),
+        ("a date in another format", good.replace("2026-11-27", "27/11/2026"), "0.2.0", &["not a YYYY-MM-DD date"]),
+        ("a deprecated short date", good.replace("2026-11-27", "2026-11-7"), "0.2.0", &["not a YYYY-MM-DD date"]),
+        ("a date that does not exist", good.replace("2026-11-27", "2026-02-30"), "0.2.0", &["not a YYYY-MM-DD date"]),
+        ("an invalid version", good.replace("[0.1.0]", "[0.1]"), "0.2.0", &["not a valid semantic version"]),
+        ("headers out of order", good.replace("### Added\n- b\n\n### Fixed\n- c", "### Fixed\n- c\n\n### Added\n- b"), "0.2.0", &["comes after"]),
+        ("a repeated header", good.replace("### Fixed\n- c", "### Added\n- c"), "0.2.0", &["is repeated"]),
+        ("an unexpected header", good.replace("### Fixed", "### Fixed (platforms)"), "0.2.0", &["unexpected header"]),
+        ("an empty header", good.replace("### Fixed\n- c", "###   \n- c"), "0.2.0", &["empty section header"]),
+        ("a header with nothing under it", good.replace("### Fixed\n- c\n", "### Fixed\n"), "0.2.0", &["is empty"]),
+        ("entries out of order", good.replace("[0.1.0] - 2026-11-22", "[0.1.0] - 2026-11-28"), "0.2.0", &["dated before"]),
+    ];
+    for (case, text, version, expected) in cases {
+        assert_problems(&changelog_problems(&text, version), expected, case);
+    }
+}
+
+#[test]
+fn the_meta_check_refuses_what_the_validation_refuses() {
+    let good = listing();
+    assert_eq!(meta_problems(&good), Vec::<String>::new(), "the control passes");
+    let with = |extra: &[(&str, Option<u64>)]| -> Listing {
+        let mut files = good.clone();
+        files.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), *v)));
+        files
+    };
+    let without = |gone: &str| -> Listing {
+        let mut files = good.clone();
+        files.remove(gone);
+        files
+    };
+    let cases = [
+        ("a meta inside Documentation~", with(&[("Documentation~/index.md.meta", Some(100))]), "Documentation~ must hold no .meta"),
+        ("a meta in another hidden folder", with(&[("Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt.meta", Some(100))]), "folder Unity does not import"),
+        ("a meta in a hidden folder inside a sample", with(&[("Samples~/LeagueDemo/Notes~", None), ("Samples~/LeagueDemo/Notes~/a.txt", Some(1)), ("Samples~/LeagueDemo/Notes~/a.txt.meta", Some(100))]), "folder Unity does not import"),
+        ("a meta of the Samples~ folder itself", with(&[("Samples~.meta", Some(100))]), "folder Unity does not import"),
+        ("a meta without its asset", with(&[("Runtime/Gone.cs.meta", Some(100))]), "without its asset"),
+        ("a script without its meta", without("Runtime/EloRules.cs.meta"), "Runtime/EloRules.cs has no .meta"),
+        ("a sample's file without its meta", without("Samples~/LeagueDemo/LeagueDemo.cs.meta"), "Samples~/LeagueDemo/LeagueDemo.cs has no .meta"),
+    ];
+    for (case, files, expected) in cases {
+        assert_problems(&meta_problems(&files), &[expected], case);
+    }
+}
+
+#[test]
+fn the_manifest_check_refuses_what_the_validation_refuses() {
+    let good = json(&package().join("package.json"));
+    let files = listing();
+    assert_eq!(manifest_problems(&good, &files), Vec::<String>::new(), "the control passes");
+    let edit = |path: &[&str], value: Option<serde_json::Value>| -> serde_json::Value {
+        let mut copy = good.clone();
+        let mut at = &mut copy;
+        for key in &path[..path.len() - 1] {
+            at = match key.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*key],
+            };
+        }
+        let object = at.as_object_mut().unwrap();
+        match value {
+            Some(v) => object.insert(path[path.len() - 1].to_owned(), v),
+            None => object.remove(path[path.len() - 1]),
+        };
+        copy
+    };
+    use serde_json::json as j;
+    // (case, manifest, what is reported)
+    let cases: Vec<(&str, serde_json::Value, &[&str])> = vec![
+        ("no name", edit(&["name"], None), &["\"name\" is missing"]),
+        ("uppercase in the name", edit(&["name"], Some(j!("com.RankingElo.engine"))), &["uppercase", "does not match"]),
+        ("a name too long", edit(&["name"], Some(j!(format!("com.rankingelo.{}", "e".repeat(200))))), &["longer than 214"]),
+        ("a forbidden ending", edit(&["name"], Some(j!("com.rankingelo.engine.bundle"))), &["ends in .plugin"]),
+        ("no dot in the name", edit(&["name"], Some(j!("rankingelo"))), &["no dot separator"]),
+        ("a name outside the pattern", edit(&["name"], Some(j!("com.rankingelo..engine"))), &["does not match"]),
+        ("Unity's own prefix", edit(&["name"], Some(j!("com.unity.rankingelo"))), &["com.unity."]),
+        ("no version", edit(&["version"], None), &["\"version\" is missing"]),
+        ("a version that is not semver", edit(&["version"], Some(j!("0.2"))), &["not a valid semantic version"]),
+        ("no display name", edit(&["displayName"], None), &["\"displayName\" is missing"]),
+        ("a display name too short", edit(&["displayName"], Some(j!("Elo"))), &["longer than 3"]),
+        ("Unity in the display name", edit(&["displayName"], Some(j!("Unity Elo Ratings"))), &["word Unity"]),
+        ("HTML in the display name", edit(&["displayName"], Some(j!("Ranking <b>ELO</b>"))), &["HTML"]),
+        ("an emoji in the display name", edit(&["displayName"], Some(j!("Ranking ELO \u{1F3C6}"))), &["emojis"]),
+        ("a description over 200 characters", edit(&["description"], Some(j!("d".repeat(201)))), &["at most 200"]),
+        ("no author", edit(&["author"], None), &["\"author\" is missing"]),
+        ("Unity as author", edit(&["author", "name"], Some(j!("Unity Technologies"))), &["is Unity's"]),
+        ("a bad author email", edit(&["author", "email"], Some(j!("maintainers-at-example"))), &["not a valid address"]),
+        ("a bad author url", edit(&["author", "url"], Some(j!("ftp://example.com"))), &["not a valid http"]),
+        ("no unity", edit(&["unity"], None), &["\"unity\" is missing"]),
+        ("a unity field in another format", edit(&["unity"], Some(j!("2021"))), &["not MAJOR.MINOR"]),
+        ("a unity older than 2021.3", edit(&["unity"], Some(j!("2020.3"))), &["older than 2021.3"]),
+        ("no unityRelease", edit(&["unityRelease"], None), &["\"unityRelease\" is missing"]),
+        ("a unityRelease in another format", edit(&["unityRelease"], Some(j!("26"))), &["not <update><stage><number>"]),
+        ("2021.3 before 26f1", edit(&["unityRelease"], Some(j!("25f1"))), &["older than 26f1"]),
+        ("a sample without a description", edit(&["samples", "0", "description"], None), &["has no description"]),
+        ("two samples with one name", edit(&["samples", "1", "displayName"], Some(j!("League Demo"))), &["used twice"]),
+        ("a sample outside Samples~", edit(&["samples", "0", "path"], Some(j!("Samples/LeagueDemo"))), &["not in Samples~", "Samples~/LeagueDemo is not a sample"]),
+        ("a sample folder that does not exist", edit(&["samples", "0", "path"], Some(j!("Samples~/Nowhere"))), &["does not exist", "Samples~/LeagueDemo is not a sample"]),
+    ];
+    for (case, manifest, expected) in cases {
+        assert_problems(&manifest_problems(&manifest, &files), expected, case);
+    }
+    // A sample folder the manifest does not list, and no documentation at all.
+    let mut extra = files.clone();
+    extra.insert("Samples~/Stray".to_owned(), None);
+    assert_problems(&manifest_problems(&good, &extra), &["Samples~/Stray is not a sample"], "an unlisted sample folder");
+    let undocumented: Listing = files.iter().filter(|(rel, _)| !rel.starts_with("Documentation~")).map(|(k, v)| (k.clone(), *v)).collect();
+    assert_problems(&manifest_problems(&edit(&["documentationUrl"], None), &undocumented), &["no documentation"], "no documentation");
 }

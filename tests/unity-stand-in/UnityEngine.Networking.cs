@@ -1,13 +1,55 @@
 // Stand-in for the UnityWebRequest surface the ladder client uses inside Unity
-// (UnityEngine.Networking), so that its Unity flavour compiles here. Signatures only.
+// (UnityEngine.Networking), so that its Unity flavour compiles here, with just enough of
+// Unity's behaviour for tests/unity-flavour to drive the client's Unity path on Mono:
+// creating a request off the main thread throws UnityException (the thread that first
+// touches StandInThreads is the main thread here), a sent request completes when the test
+// calls StandInAnswer (or Abort is called), and the last request made is kept in Last.
 using System;
+using System.Collections.Generic;
+using System.Threading;
 
 namespace UnityEngine
 {
     public class AsyncOperation
     {
-        public event Action<AsyncOperation> completed { add { } remove { } }
-        public bool isDone { get { return true; } }
+        private Action<AsyncOperation> handlers;
+        private bool done;
+
+        public event Action<AsyncOperation> completed
+        {
+            add
+            {
+                // As in Unity: a handler added after completion runs at once.
+                if (done) value(this); else handlers += value;
+            }
+            remove { handlers -= value; }
+        }
+
+        public bool isDone { get { return done; } }
+
+        internal void Complete()
+        {
+            done = true;
+            if (handlers != null) handlers(this);
+        }
+    }
+
+    public class UnityException : Exception
+    {
+        public UnityException(string message) : base(message) { }
+    }
+
+    public static class StandInThreads
+    {
+        public static readonly int Main = Thread.CurrentThread.ManagedThreadId;
+
+        public static void RequireMain(string what)
+        {
+            if (Thread.CurrentThread.ManagedThreadId != Main)
+            {
+                throw new UnityException(what + " can only be called from the main thread.");
+            }
+        }
     }
 }
 
@@ -27,7 +69,8 @@ namespace UnityEngine.Networking
 
     public abstract class DownloadHandler : IDisposable
     {
-        public string text { get { return ""; } }
+        internal string body = "";
+        public string text { get { return body; } }
         public void Dispose() { }
     }
 
@@ -37,14 +80,53 @@ namespace UnityEngine.Networking
     {
         public enum Result { InProgress, Success, ConnectionError, ProtocolError, DataProcessingError }
 
-        public UnityWebRequest(string url, string method) { }
+        /// <summary>The last request made (stand-in only).</summary>
+        public static UnityWebRequest Last;
+
+        private readonly UnityWebRequestAsyncOperation operation = new UnityWebRequestAsyncOperation();
+        private readonly Dictionary<string, string> responseHeaders = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        private Result state = Result.InProgress;
+        private long code;
+        private string failure;
+
+        public UnityWebRequest(string url, string method)
+        {
+            StandInThreads.RequireMain("Create");
+            this.url = url;
+            this.method = method;
+            Last = this;
+        }
+
+        public string url { get; private set; }
+        public string method { get; private set; }
         public UploadHandler uploadHandler { get; set; }
         public DownloadHandler downloadHandler { get; set; }
-        public long responseCode { get { return 0; } }
-        public Result result { get { return Result.Success; } }
-        public string error { get { return null; } }
+        public int timeout { get; set; }
+        public long responseCode { get { return code; } }
+        public Result result { get { return state; } }
+        public string error { get { return failure; } }
         public void SetRequestHeader(string name, string value) { }
-        public UnityWebRequestAsyncOperation SendWebRequest() { return new UnityWebRequestAsyncOperation(); }
+        public string GetResponseHeader(string name) { string value; return responseHeaders.TryGetValue(name, out value) ? value : null; }
+        public UnityWebRequestAsyncOperation SendWebRequest() { return operation; }
+
+        public void Abort()
+        {
+            StandInThreads.RequireMain("Abort");
+            StandInAnswer(Result.ConnectionError, 0, "Request aborted", "", null);
+        }
+
+        /// <summary>Completes the request as Unity would (stand-in only).</summary>
+        public void StandInAnswer(Result result, long responseCode, string error, string text, Dictionary<string, string> headers)
+        {
+            if (operation.isDone) return;
+            state = result;
+            code = responseCode;
+            failure = error;
+            if (downloadHandler != null) downloadHandler.body = text;
+            if (headers != null) foreach (var pair in headers) responseHeaders[pair.Key] = pair.Value;
+            operation.Complete();
+        }
+
         public void Dispose() { }
     }
 }

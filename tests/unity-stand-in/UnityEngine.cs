@@ -1,7 +1,9 @@
 // A small stand-in for the UnityEngine and Unity.Collections types that the package's
 // Unity-only code and the sample scripts use, so that `cargo xtask test` can compile them
 // with Mono's mcs on a machine without the Unity Editor (defines UNITY_5_3_OR_NEWER).
-// Only signatures matter here; nothing in it is shipped or run.
+// Only signatures matter here; nothing in it is shipped. Programs run against it:
+// tests/load-failure (the package's Unity Editor flavour without, then with, the library)
+// and tests/unity-flavour (the ladder client's UnityWebRequest path).
 using System;
 
 namespace UnityEngine

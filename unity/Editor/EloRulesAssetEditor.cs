@@ -20,7 +20,8 @@ namespace RankingElo.Editor
         {
             var asset = (EloRulesAsset)target;
             DrawDefaultInspector();
-            string message = asset.Settings.Validate();
+            // The asset validates with the engine when the Inspector asks (not when it loads).
+            string message = asset.ValidationMessage;
             if (message != null)
             {
                 EditorGUILayout.HelpBox(message, MessageType.Error);

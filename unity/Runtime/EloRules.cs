@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Text;
 using RankingElo.Native;
 #if UNITY_5_3_OR_NEWER
@@ -52,12 +53,22 @@ namespace RankingElo
         private readonly EloConfigHandle handle;
 
         /// <summary>The default rules: logistic (c = 400), K = 32, initial rating 1500, no rounding.</summary>
-        public unsafe EloRules()
+        /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
+        public EloRules()
         {
             PluginBinary.EnsureLoaded();
+            handle = NewDefault();
+        }
+
+        // The native calls of the constructors are compiled only once the library loads: Mono
+        // compiles a method's native calls with the method, and one compiled while the library
+        // was missing keeps throwing after it is fixed.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static unsafe EloConfigHandle NewDefault()
+        {
             EloConfig* config = null;
             ThrowHelper.Check(NativeMethods.elo_config_new(&config));
-            handle = EloConfigHandle.Wrap(config);
+            return EloConfigHandle.Wrap(config);
         }
 
         /// <summary>Rules from settings made in code.</summary>
@@ -88,9 +99,15 @@ namespace RankingElo
             return new EloRules(Parse(json));
         }
 
-        private static unsafe EloConfigHandle Parse(string json)
+        private static EloConfigHandle Parse(string json)
         {
             PluginBinary.EnsureLoaded();
+            return ParseLoaded(json);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static unsafe EloConfigHandle ParseLoaded(string json)
+        {
             byte[] utf8 = Encoding.UTF8.GetBytes(json);
             EloConfig* config = null;
             fixed (byte* text = utf8)

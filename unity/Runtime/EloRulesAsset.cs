@@ -1,4 +1,5 @@
 #if UNITY_5_3_OR_NEWER
+using System;
 using UnityEngine;
 
 namespace RankingElo
@@ -22,8 +23,27 @@ namespace RankingElo
             get { return settings ?? (settings = new EloSettings()); }
         }
 
-        /// <summary>The engine's message for the current settings, or null when they are valid (refreshed on every edit).</summary>
-        public string ValidationMessage { get; private set; }
+        [NonSerialized] private string validationMessage;
+        [NonSerialized] private bool validated;
+
+        /// <summary>
+        /// The engine's message for the current settings, or null when they are valid. Computed
+        /// by the engine when read (the Inspector reads it) and kept until the next edit; loading
+        /// the asset runs no native code.
+        /// </summary>
+        /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary).</exception>
+        public string ValidationMessage
+        {
+            get
+            {
+                if (!validated)
+                {
+                    validationMessage = Settings.Validate();
+                    validated = true;
+                }
+                return validationMessage;
+            }
+        }
 
         /// <summary>Creates the rules; dispose them when done.</summary>
         /// <returns>The rules.</returns>
@@ -33,9 +53,12 @@ namespace RankingElo
             return new EloRules(Settings);
         }
 
+        // Unity calls OnValidate when it loads the asset too, not only after an edit in the
+        // Inspector: native code here would load the plugin (and on Windows lock the DLL) in
+        // every Editor that opens a project with a rules asset. It only marks the message stale.
         private void OnValidate()
         {
-            ValidationMessage = Settings.Validate();
+            validated = false;
         }
     }
 }

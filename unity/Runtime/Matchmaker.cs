@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using RankingElo.Native;
 
 namespace RankingElo
@@ -42,12 +43,20 @@ namespace RankingElo
         /// <summary>An empty queue.</summary>
         /// <param name="settings">Distances, growth, candidates and seed.</param>
         /// <exception cref="EloArgumentException">A setting is out of range (the message names it).</exception>
-        public unsafe Matchmaker(MatchmakerSettings settings)
+        /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
+        public Matchmaker(MatchmakerSettings settings)
         {
             PluginBinary.EnsureLoaded();
+            handle = New(settings);
+        }
+
+        // Compiled only once the library loads (see EloRules.NewDefault).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static unsafe EloMatchmakerHandle New(MatchmakerSettings settings)
+        {
             EloMatchmaker* queue = null;
             ThrowHelper.Check(NativeMethods.elo_matchmaker_new(settings.InitialDistance, settings.GrowthPerSecond, settings.MaxDistance, settings.Candidates, settings.Seed, &queue));
-            handle = EloMatchmakerHandle.Wrap(queue);
+            return EloMatchmakerHandle.Wrap(queue);
         }
 
         /// <summary>Number of waiting players.</summary>

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using RankingElo;
 using RankingElo.Native;
 #if UNITY_5_3_OR_NEWER
@@ -23,22 +24,22 @@ using Vector2 = RankingElo.Vector2;
 /// <para>The two tutorial methods keep the tutorial's behaviour for bad input: NaN or
 /// infinite arguments, and a negative multiplier, give NaN. The other methods validate their
 /// input and throw <see cref="EloArgumentException"/>.</para>
+/// <para>Every method first checks that the native library loads; when it does not, it
+/// throws <see cref="DllNotFoundException"/> naming the binary this Editor, player or process
+/// needs and the platform, and a later call tries again (so it works once the binary is
+/// fixed).</para>
 /// </remarks>
 public static class RankingELO
 {
-    /// <summary>Checks once, before the first call, that the native library loads (naming the binary if not).</summary>
-    static RankingELO()
-    {
-        PluginBinary.EnsureLoaded();
-    }
-
     /// <summary>Probability that player 1 beats player 2: <c>1 / (1 + 10^((r2 - r1) / 400))</c>.</summary>
     /// <param name="ratingPlayer1">Rating of player 1.</param>
     /// <param name="ratingPlayer2">Rating of player 2.</param>
     /// <returns>A probability in [0, 1]; NaN if an argument is NaN or infinite.</returns>
+    /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
     public static float GetProbabilityWinning(float ratingPlayer1, float ratingPlayer2)
     {
-        return NativeMethods.elo_get_probability_winning(ratingPlayer1, ratingPlayer2);
+        PluginBinary.EnsureLoaded();
+        return Loaded.Probability(ratingPlayer1, ratingPlayer2);
     }
 
     /// <summary>
@@ -50,10 +51,11 @@ public static class RankingELO
     /// <param name="multiplier">The K factor (32 is a common choice).</param>
     /// <param name="isPlayer1Winner">Whether player 1 won.</param>
     /// <returns><c>x</c>: player 1's new rating, <c>y</c>: player 2's; NaN in both if an argument is NaN or infinite or the multiplier is negative.</returns>
+    /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
     public static Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner)
     {
-        EloVector2 result = NativeMethods.elo_update_player_rankings(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner ? (byte)1 : (byte)0);
-        return new Vector2(result.x, result.y);
+        PluginBinary.EnsureLoaded();
+        return Loaded.Mirror(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner);
     }
 
     /// <summary>New ratings after a win, draw or loss of player 1, with <c>K = multiplier</c>.</summary>
@@ -100,11 +102,10 @@ public static class RankingELO
     /// <param name="scorePlayer1">Player 1's score in [0, 1].</param>
     /// <returns><c>x</c>: player 1's new rating, <c>y</c>: player 2's.</returns>
     /// <exception cref="EloArgumentException">A bad rating, multiplier or score.</exception>
-    public static unsafe Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, float scorePlayer1)
+    public static Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, float scorePlayer1)
     {
-        float a, b;
-        ThrowHelper.Check(NativeMethods.elo_update_player_rankings_score(ratingPlayer1, ratingPlayer2, multiplier, scorePlayer1, &a, &b));
-        return new Vector2(a, b);
+        PluginBinary.EnsureLoaded();
+        return Loaded.Score(ratingPlayer1, ratingPlayer2, multiplier, scorePlayer1);
     }
 
     /// <summary>
@@ -121,9 +122,10 @@ public static class RankingELO
     public static unsafe void UpdatePlayerRankings(float[] ratingsPlayer1, float[] ratingsPlayer2, float[] scoresPlayer1, float multiplier)
     {
         int count = Arrays.CommonLength(ratingsPlayer1, "ratingsPlayer1", ratingsPlayer2, "ratingsPlayer2", scoresPlayer1, "scoresPlayer1");
+        PluginBinary.EnsureLoaded();
         fixed (float* a = ratingsPlayer1, b = ratingsPlayer2, s = scoresPlayer1)
         {
-            ThrowHelper.Check(NativeMethods.elo_update_player_rankings_batch(a, b, s, multiplier, count, a, b));
+            Loaded.Batch(a, b, s, multiplier, count, a, b);
         }
     }
 
@@ -144,9 +146,10 @@ public static class RankingELO
         int count = Arrays.CommonLength(ratingsPlayer1, "ratingsPlayer1", ratingsPlayer2, "ratingsPlayer2", scoresPlayer1, "scoresPlayer1");
         Arrays.RequireLength(newRatingsPlayer1, "newRatingsPlayer1", count);
         Arrays.RequireLength(newRatingsPlayer2, "newRatingsPlayer2", count);
+        PluginBinary.EnsureLoaded();
         fixed (float* a = ratingsPlayer1, b = ratingsPlayer2, s = scoresPlayer1, outA = newRatingsPlayer1, outB = newRatingsPlayer2)
         {
-            ThrowHelper.Check(NativeMethods.elo_update_player_rankings_batch(a, b, s, multiplier, count, outA, outB));
+            Loaded.Batch(a, b, s, multiplier, count, outA, outB);
         }
     }
 
@@ -166,7 +169,44 @@ public static class RankingELO
         float* a = (float*)NativeArrayUnsafeUtility.GetUnsafePtr(ratingsPlayer1);
         float* b = (float*)NativeArrayUnsafeUtility.GetUnsafePtr(ratingsPlayer2);
         float* s = (float*)NativeArrayUnsafeUtility.GetUnsafeReadOnlyPtr(scoresPlayer1);
-        ThrowHelper.Check(NativeMethods.elo_update_player_rankings_batch(a, b, s, multiplier, count, a, b));
+        PluginBinary.EnsureLoaded();
+        Loaded.Batch(a, b, s, multiplier, count, a, b);
     }
 #endif
+
+    /// <summary>
+    /// The native calls, apart from the public methods: those check that the library loads
+    /// first, and these are compiled only after it does. (Mono compiles the native call of a
+    /// method when it compiles the method; one compiled while the library was missing keeps
+    /// throwing after the library is fixed.)
+    /// </summary>
+    private static class Loaded
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static float Probability(float ratingPlayer1, float ratingPlayer2)
+        {
+            return NativeMethods.elo_get_probability_winning(ratingPlayer1, ratingPlayer2);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static Vector2 Mirror(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner)
+        {
+            EloVector2 result = NativeMethods.elo_update_player_rankings(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner ? (byte)1 : (byte)0);
+            return new Vector2(result.x, result.y);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static unsafe Vector2 Score(float ratingPlayer1, float ratingPlayer2, float multiplier, float scorePlayer1)
+        {
+            float a, b;
+            ThrowHelper.Check(NativeMethods.elo_update_player_rankings_score(ratingPlayer1, ratingPlayer2, multiplier, scorePlayer1, &a, &b));
+            return new Vector2(a, b);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static unsafe void Batch(float* a, float* b, float* s, float multiplier, int count, float* outA, float* outB)
+        {
+            ThrowHelper.Check(NativeMethods.elo_update_player_rankings_batch(a, b, s, multiplier, count, outA, outB));
+        }
+    }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Text;
 using RankingElo.Native;
 
@@ -52,9 +53,18 @@ namespace RankingElo
         /// <param name="save">The save JSON.</param>
         /// <returns>The pool.</returns>
         /// <exception cref="EloSaveException">The save is truncated, corrupted or inconsistent.</exception>
-        public static unsafe RatingPool FromJson(string save)
+        /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
+        public static RatingPool FromJson(string save)
         {
             if (save == null) throw new ArgumentNullException("save");
+            PluginBinary.EnsureLoaded();
+            return FromJsonLoaded(save);
+        }
+
+        // Compiled only once the library loads (see EloRules.NewDefault).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static unsafe RatingPool FromJsonLoaded(string save)
+        {
             byte[] utf8 = Encoding.UTF8.GetBytes(save);
             EloPool* pool = null;
             fixed (byte* text = utf8)
@@ -73,9 +83,17 @@ namespace RankingElo
         /// <exception cref="EloIOException">The file cannot be read (missing file or folder, no permission); the message names the path.</exception>
         /// <exception cref="EloSaveException">The file is not a valid save.</exception>
         /// <exception cref="EloArgumentException">The path does not name a file.</exception>
-        public static unsafe RatingPool FromFile(string path)
+        /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
+        public static RatingPool FromFile(string path)
         {
             byte[] utf8 = PathBytes(path);
+            PluginBinary.EnsureLoaded();
+            return FromFileLoaded(utf8);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static unsafe RatingPool FromFileLoaded(byte[] utf8)
+        {
             EloPool* pool = null;
             fixed (byte* text = utf8)
             {

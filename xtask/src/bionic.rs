@@ -1,7 +1,7 @@
 //! Android's C library as an app may link against it: the public symbols of bionic's
 //! `libc.so`, `libm.so` and `libdl.so` for one CPU architecture at one API level, read from
-//! bionic's symbol maps (`../shared/android/bionic/*.map.txt`, copied from AOSP, the files
-//! the NDK's own stub libraries are generated from).
+//! bionic's symbol maps (`third_party/android-bionic/*.map.txt`, copied unmodified from AOSP
+//! with their notice: the files the NDK's own stub libraries are generated from).
 //!
 //! The rules are the NDK's: the sections `LIBC_PRIVATE`, `LIBC_PLATFORM` and
 //! `LIBC_DEPRECATED` are not for apps, nor are symbols tagged for the platform only
@@ -43,7 +43,7 @@ pub struct Symbol {
 /// `x86_64`) at API level `api`.
 pub fn public_symbols(library: &str, arch: &str, api: u32) -> Result<BTreeMap<String, Symbol>, String> {
     let path = maps_dir().join(format!("lib{library}.map.txt"));
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (bionic's symbol maps come with ../shared)", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e} (bionic's symbol maps are vendored in third_party/android-bionic)", path.display()))?;
     parse(&text, arch, api).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -58,9 +58,10 @@ pub fn all_public_symbols(arch: &str, api: u32) -> Result<BTreeMap<String, (&'st
     Ok(all)
 }
 
-/// bionic's maps, beside the repository (`../shared/android/bionic`).
+/// bionic's maps, vendored in the repository (`third_party/android-bionic`, with AOSP's
+/// notice in its `NOTICE.md`).
 pub fn maps_dir() -> PathBuf {
-    crate::root().join("../shared/android/bionic")
+    crate::root().join("third_party/android-bionic")
 }
 
 /// The tags of a `# …` comment.
@@ -172,6 +173,23 @@ mod tests {
         let later = parse(MAP, "arm64", 24).unwrap();
         assert!(later.contains_key("later") && later.contains_key("arm64_late") && later.contains_key("n_symbol"));
         assert!(!later.contains_key("private_one") && !later.contains_key("vendor"));
+    }
+
+    /// The maps are part of the repository (a clone needs nothing beside it) and come with
+    /// AOSP's notice and the license they are distributed under.
+    #[test]
+    fn the_maps_are_vendored_with_their_notice() {
+        let dir = maps_dir();
+        assert!(dir.starts_with(crate::root()) && !dir.components().any(|c| c == std::path::Component::ParentDir), "{}", dir.display());
+        for library in LIBRARIES {
+            assert!(dir.join(format!("lib{library}.map.txt")).is_file(), "lib{library}.map.txt is not vendored");
+        }
+        let notice = std::fs::read_to_string(dir.join("NOTICE.md")).unwrap();
+        for needle in ["https://android.googlesource.com/platform/bionic", "The Android Open Source Project", "Apache License, Version 2.0", "LICENSE-Apache-2.0.txt"] {
+            assert!(notice.contains(needle), "NOTICE.md does not say {needle:?}");
+        }
+        let license = std::fs::read_to_string(dir.join("LICENSE-Apache-2.0.txt")).unwrap();
+        assert!(license.contains("Apache License") && license.contains("TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION"));
     }
 
     #[test]

@@ -71,7 +71,8 @@ fn create_key(database: &str, scope: &str) -> Result<String, String> {
 
 /// Builds `elo-ladder`, starts it on a fresh SQLite database with an admin, a report and a
 /// read key, and names them to the C# tests (`ELO_LADDER_URL`, `ELO_LADDER_*_KEY`, inherited
-/// by the NUnit run).
+/// by the NUnit run). `ELO_LADDER_BIN` names the binary itself: the timeout and retry tests
+/// start servers of their own with it, which they stop (`SIGSTOP`), kill and restart.
 pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     // The suite's own profile (release without LTO): the Rust tests have built it already.
     Step::new("elo-ladder (release-tests build)", "cargo").args(["build", "--package", "ranking-elo-ladder"]).args(crate::TEST_PROFILE).run()?;
@@ -95,6 +96,7 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     let server = ClientTestServer { child, dir };
     let url = line.split_whitespace().find(|w| w.starts_with("http://")).ok_or_else(|| format!("elo-ladder said {line:?}"))?;
     std::env::set_var("ELO_LADDER_URL", url);
+    std::env::set_var("ELO_LADDER_BIN", elo_ladder());
     for (variable, key) in created {
         std::env::set_var(variable, key);
     }
@@ -106,4 +108,23 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
 pub fn bench(args: &[String]) -> Result<(), String> {
     ensure_postgres()?;
     Step::new("ladder load benchmark", "cargo").args(["bench", "--package", "ranking-elo-ladder", "--bench", "load", "--"]).args(args).run()
+}
+
+#[cfg(test)]
+mod tests {
+    /// `elo-ladder serve` without `--database` writes `ladder.db` (and SQLite's `-wal` and
+    /// `-shm` files) into the folder it runs in, the checkout under `cargo run`: git must
+    /// ignore them, wherever in the tree they land.
+    #[test]
+    fn the_default_ladder_database_is_ignored_by_git() {
+        let main = std::fs::read_to_string(crate::root().join("ladder-server/src/main.rs")).unwrap();
+        let default = main.lines().find_map(|l| l.trim().strip_prefix("const DEFAULT_DATABASE: &str = \"")).expect("ladder-server's DEFAULT_DATABASE");
+        let file = default.trim_end_matches("\";").strip_prefix("sqlite://").expect("the default database is a SQLite file");
+        assert!(!file.contains('/'), "{file}: the default database is a file of the current folder");
+        let ignore = std::fs::read_to_string(crate::root().join(".gitignore")).unwrap();
+        let patterns: Vec<&str> = ignore.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+        for pattern in [file.to_owned(), format!("{file}-*")] {
+            assert!(patterns.contains(&pattern.as_str()), ".gitignore must list {pattern:?} (anywhere in the tree)");
+        }
+    }
 }

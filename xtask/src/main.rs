@@ -20,6 +20,7 @@
 //! * `cargo xtask bench-mono`: the C# benchmark on Mono (managed tutorial code, one
 //!   P/Invoke per pair, the batch API).
 //! * `cargo xtask bench-ladder`: the ladder server's load benchmark (`ladder.rs`).
+//! * `cargo xtask notices`: writes the Unity package's `Third Party Notices.md` (`notices.rs`).
 //!
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
@@ -35,6 +36,7 @@ mod fuzz;
 mod header;
 mod ladder;
 mod mono;
+mod notices;
 mod plugin_meta;
 mod snippets;
 mod tools;
@@ -63,9 +65,10 @@ fn main() -> ExitCode {
             dist::dist(&only).map(|()| Counts::default())
         }
         "bench-mono" => bench_mono(),
+        "notices" => notices::write().map(|()| Counts::default()),
         "bench-ladder" => ladder::bench(&std::env::args().skip(2).collect::<Vec<_>>()).map(|()| Counts::default()),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder>");
+            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder | notices>");
             return ExitCode::from(2);
         }
     };
@@ -137,10 +140,13 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     let ladder_server = ladder::start_for_client_tests()?;
     let mut counts = mono::nunit_tests(&runtime)?;
     counts += mono::internal_and_full_aot(library)?;
+    counts += mono::load_failures(&runtime, library)?;
+    counts += mono::unity_flavour_programs()?;
     drop(ladder_server);
     mono::unity_compile_check()?;
-    // Every C# and C snippet of the documentation compiles; the programs run (snippets.rs).
-    counts += snippets::check(library, &runtime)?;
+    // Every C# and C snippet of the documentation compiles, against the package built by the
+    // manual's own command; the programs run (snippets.rs).
+    counts += snippets::check(library)?;
     Ok(counts)
 }
 
@@ -171,9 +177,7 @@ fn test_docs() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
     mono::ensure_mono()?;
     let library = build_release(&[("RANKING_ELO_FREEZE_GENERATED", "1")])?;
-    let runtime = mono::build_runtime()?;
-    mono::copy_native(&library)?;
-    snippets::check(&library, &runtime)
+    snippets::check(&library)
 }
 
 fn demo() -> Result<Counts, String> {

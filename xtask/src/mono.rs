@@ -146,6 +146,71 @@ pub fn unity_compile_check() -> Result<(), String> {
     Ok(())
 }
 
+/// The programs of `tests/unity-flavour`, each compiled with the package's Unity Editor
+/// flavour against the stand-ins (whose `UnityWebRequest` behaves as Unity's where the
+/// package relies on it) and run on Mono: the Unity-only paths that have no other runner
+/// here (the ladder client's `UnityWebRequest` path).
+pub fn unity_flavour_programs() -> Result<Counts, String> {
+    let work = root().join("target/mono-unity-flavour");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let mut counts = Counts::default();
+    for program in sources(&root().join("tests/unity-flavour")) {
+        let name = Path::new(&program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let exe = work.join(format!("{name}.exe"));
+        let mut files = sources(&root().join("unity/Runtime"));
+        files.extend(sources(&root().join("tests/unity-stand-in")));
+        files.push(program.clone());
+        let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
+        mcs(&format!("{name}, Unity Editor flavour (mcs against the stand-ins)"), &exe, "exe", &defines, files)?;
+        counts += Step::new(&format!("{name} on Mono (Unity flavour)"), "mono").arg(exe.display().to_string()).current_dir(&work).run_counted()?;
+    }
+    if counts.total() == 0 {
+        return Err("tests/unity-flavour has no program".to_owned());
+    }
+    Ok(counts)
+}
+
+/// The defines of a Unity 2021.3 Editor on Linux, for programs that run the Unity flavour.
+const UNITY_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
+
+/// What a game meets when the native library is missing and then fixed
+/// (`tests/load-failure/LoadFailure.cs`): the program runs in a folder without the library
+/// (and `LD_LIBRARY_PATH` pointing there), checks that every entry point names the binary
+/// and the platform, copies the library in and checks that every entry point then works.
+/// Once with the package as built outside Unity, once in its Unity Editor flavour against the
+/// stand-ins (where it also checks that loading a rules asset runs no native code).
+pub fn load_failures(runtime: &Path, library_dir: &Path) -> Result<Counts, String> {
+    let program = root().join("tests/load-failure/LoadFailure.cs").display().to_string();
+    let library = library_dir.join(native_name()).display().to_string();
+    let mut counts = Counts::default();
+    let work = root().join("target/mono-load-failure");
+    let _ = std::fs::remove_dir_all(&work);
+    for flavour in ["outside-unity", "unity-editor"] {
+        let dir = work.join(flavour);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let exe = dir.join("LoadFailure.exe");
+        if flavour == "unity-editor" {
+            let unity = root().join("unity");
+            let mut files = sources(&unity.join("Runtime"));
+            files.extend(sources(&root().join("tests/unity-stand-in")));
+            files.push(program.clone());
+            let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
+            mcs("load failures, Unity Editor flavour (mcs against the stand-ins)", &exe, "exe", &defines, files)?;
+        } else {
+            std::fs::copy(runtime, dir.join("RankingElo.dll")).map_err(|e| e.to_string())?;
+            mcs("load failures, outside Unity (mcs)", &exe, "exe", &[format!("-r:{}", runtime.display())], vec![program.clone()])?;
+        }
+        counts += Step::new(&format!("load failures ({flavour}): missing library, then fixed"), "mono")
+            .arg(exe.display().to_string())
+            .arg(&library)
+            .current_dir(&dir)
+            .env("LD_LIBRARY_PATH", dir.display().to_string())
+            .run_counted()?;
+    }
+    Ok(counts)
+}
+
 /// Builds and runs the C# benchmark (managed tutorial, one P/Invoke per pair, batch).
 pub fn run_benchmark(runtime: &Path, library_dir: &Path) -> Result<(), String> {
     let exe = out_dir().join("Benchmark.exe");

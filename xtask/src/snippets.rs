@@ -33,6 +33,11 @@
 //!   is compiled against the Unity flavour of the package and the stand-ins of
 //!   `tests/unity-stand-in`. Every other C# block is compiled against the package as it is
 //!   built outside Unity (a .NET or Mono game server), so it must not need Unity.
+//! * `build` (on an `sh` block, exactly one in all the documents): the shell command the
+//!   manual gives for compiling the package outside Unity. It is run as written (`sh -e`) in
+//!   a copy of the package's folder, and the `RankingElo.dll` it makes is the package every
+//!   C# block outside Unity is compiled against and every C# program runs with: the
+//!   documented command is the one tested.
 //!
 //! Fragments (neither `file` nor `run`) get `using System; using System.IO; using
 //! RankingElo;` (and `using UnityEngine;` when `unity`); their own leading `using X;` lines
@@ -126,11 +131,22 @@ fn directives(line: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
-/// The snippets and the named outputs of one Markdown file.
-fn parse(file: &str, text: &str) -> Result<(Vec<Snippet>, BTreeMap<String, String>), String> {
+/// What one Markdown file holds for the checks.
+#[derive(Debug, Default)]
+struct Page {
+    snippets: Vec<Snippet>,
+    /// The named `text` blocks programs' outputs are compared with.
+    outputs: BTreeMap<String, String>,
+    /// The `sh` blocks marked `build`: (line, command).
+    builds: Vec<(usize, String)>,
+}
+
+/// The snippets, the named outputs and the build commands of one Markdown file.
+fn parse(file: &str, text: &str) -> Result<Page, String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut snippets = Vec::new();
     let mut outputs = BTreeMap::new();
+    let mut builds = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let Some(fence) = lines[i].strip_prefix("```") else {
@@ -172,31 +188,78 @@ fn parse(file: &str, text: &str) -> Result<(Vec<Snippet>, BTreeMap<String, Strin
                     outputs.insert(name.trim().to_owned(), code);
                 }
             }
+            "sh" => {
+                for (key, _) in comment.and_then(directives).unwrap_or_default() {
+                    match key.as_str() {
+                        "build" => builds.push((start + 1, code.clone())),
+                        other => return Err(format!("{file}:{}: unknown snippet directive {other:?} for a shell block (see xtask/src/snippets.rs)", i)),
+                    }
+                }
+            }
             _ => {}
         }
         i = end + 1;
     }
-    Ok((snippets, outputs))
+    Ok(Page { snippets, outputs, builds })
+}
+
+/// Runs the manual's command for compiling the package outside Unity (the `build` block),
+/// exactly as written, in a copy of the package's `Runtime` folder under `out/package`, and
+/// puts the host's native library beside the `RankingElo.dll` it makes; returns that DLL.
+fn build_as_documented(out: &Path, library: &Path, builds: &[(String, usize, String)]) -> Result<PathBuf, String> {
+    let [(file, line, command)] = builds else {
+        let places: Vec<String> = builds.iter().map(|(f, l, _)| format!("{f}:{l}")).collect();
+        return Err(format!("the docs must give exactly one `<!-- snippet: build -->` shell block (the command that compiles the package outside Unity); found {}: {places:?}", builds.len()));
+    };
+    let folder = out.join("package");
+    copy_tree(&root().join("unity/Runtime"), &folder.join("Runtime"))?;
+    Step::new(&format!("docs: the manual's outside-Unity build ({file}:{line}), as written"), "sh").args(["-e", "-c", command.as_str()]).current_dir(&folder).run()?;
+    let dll = folder.join("RankingElo.dll");
+    if !dll.is_file() {
+        return Err(format!("{file}:{line}: the documented command made no RankingElo.dll in the package's folder"));
+    }
+    let name = mono::native_name();
+    std::fs::copy(library.join(name), folder.join(name)).map_err(|e| format!("copy {name}: {e}"))?;
+    Ok(dll)
+}
+
+/// Copies a folder and everything in it.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?.flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Compiles every snippet of the documentation and runs the programs; the C ones against
-/// the header and the host library in `library`, the C# ones against `runtime` (the
-/// package built outside Unity, with the host library copied next to it) or, when marked
-/// `unity`, against the package's Unity flavour.
-pub fn check(library: &Path, runtime: &Path) -> Result<Counts, String> {
+/// the header and the host library in `library`, the C# ones against the package built
+/// outside Unity by the manual's own command (the `build` block, with the host library
+/// copied next to it) or, when marked `unity`, against the package's Unity flavour.
+pub fn check(library: &Path) -> Result<Counts, String> {
     let mut snippets = Vec::new();
     let mut outputs = BTreeMap::new();
+    let mut builds = Vec::new();
     for file in documents()? {
         let text = std::fs::read_to_string(root().join(&file)).map_err(|e| format!("{file}: {e}"))?;
-        let (found, named) = parse(&file, &text)?;
-        snippets.extend(found);
-        for (name, text) in named {
+        let page = parse(&file, &text)?;
+        snippets.extend(page.snippets);
+        for (name, text) in page.outputs {
             outputs.insert((file.clone(), name), text);
         }
+        builds.extend(page.builds.into_iter().map(|(line, command)| (file.clone(), line, command)));
     }
     let out = root().join("target/snippets");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let documented = build_as_documented(&out, library, &builds)?;
+    let runtime = documented.as_path();
 
     let csharp: Vec<&Snippet> = snippets.iter().filter(|s| s.language == Language::CSharp).collect();
     let c: Vec<&Snippet> = snippets.iter().filter(|s| s.language == Language::C).collect();
@@ -415,13 +478,20 @@ mod tests {
     #[test]
     fn comments_declare_what_a_block_is() {
         let page = "text\n\n<!-- snippet: unity; context: RatingPool pool, double now -->\n\n```csharp\npool.Clock = now;\n```\n\n```c\nint x = 0;\n```\n<!-- snippet: run; output: demo -->\n```c\nint main(void) { return 0; }\n```\n<!-- output: demo -->\n```text\nhello\n```\n";
-        let (snippets, outputs) = parse("page.md", page).unwrap();
+        let Page { snippets, outputs, builds } = parse("page.md", page).unwrap();
+        assert!(builds.is_empty());
         assert_eq!(snippets.len(), 3);
         assert!(snippets[0].unity && snippets[0].context == "RatingPool pool, double now" && snippets[0].line == 6);
         assert_eq!((snippets[1].kind, snippets[1].context.as_str()), (Kind::Statements, ""));
         assert_eq!((snippets[2].kind, snippets[2].output.as_deref()), (Kind::Run, Some("demo")));
         assert_eq!(outputs["demo"], "hello\n");
         assert!(parse("page.md", "<!-- snippet: fast -->\n```c\n```\n").is_err());
+        // The documented build command, and nothing else, from shell blocks.
+        let page = "```sh\nls\n```\n<!-- snippet: build -->\n```sh\nmcs -out:RankingElo.dll $(find Runtime -name '*.cs')\n```\n";
+        let Page { snippets, builds, .. } = parse("page.md", page).unwrap();
+        assert!(snippets.is_empty());
+        assert_eq!(builds, [(6, "mcs -out:RankingElo.dll $(find Runtime -name '*.cs')\n".to_owned())]);
+        assert!(parse("page.md", "<!-- snippet: run -->\n```sh\nls\n```\n").is_err());
     }
 
     #[test]

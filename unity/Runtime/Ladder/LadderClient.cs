@@ -1,6 +1,7 @@
 using System;
 using System.Globalization;
 using System.Text;
+using System.Threading;
 using System.Threading.Tasks;
 #if UNITY_5_3_OR_NEWER
 using UnityEngine.Networking;
@@ -14,16 +15,30 @@ namespace RankingElo.Ladder
     /// A client of the authoritative ladder server (<c>elo-ladder serve</c>): dedicated game
     /// servers report matches with a report key, game clients read players and
     /// leaderboards with a read key. Inside Unity it sends with <c>UnityWebRequest</c> (what
-    /// works on WebGL); elsewhere (a .NET or Mono game server) with <c>HttpClient</c>.
+    /// works on WebGL; call it from the main thread); elsewhere (a .NET or Mono game server)
+    /// with <c>HttpClient</c>, from any thread.
     /// The server rates with the same engine as <see cref="EloRules"/>, so a preview
     /// computed here ("+12 if you win") is exactly what the server will store.
     /// </summary>
+    /// <remarks>
+    /// <para>Every call gives up after <see cref="Timeout"/> (10 s unless set; a call can pass
+    /// its own) with a <see cref="LadderException"/> whose <see cref="LadderException.Code"/>
+    /// is <c>timeout</c>, and stops early, with an <see cref="OperationCanceledException"/>,
+    /// when its <see cref="CancellationToken"/> is cancelled.</para>
+    /// <para>A match report is applied once per match id: sending the same report again after a
+    /// timeout or a lost connection is safe, and <see cref="RetryAsync{T}"/> does it with
+    /// backoff, for the failures worth retrying only (<see cref="LadderException.IsRetryable"/>).</para>
+    /// </remarks>
     public sealed class LadderClient : IDisposable
     {
+        /// <summary>The timeout of a call when <see cref="Timeout"/> is not set: 10 seconds.</summary>
+        public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(10);
+
         private readonly string baseUrl;
         private readonly string apiKey;
+        private TimeSpan timeout = DefaultTimeout;
 #if !UNITY_5_3_OR_NEWER
-        private readonly HttpClient http = new HttpClient();
+        private readonly HttpClient http = new HttpClient { Timeout = System.Threading.Timeout.InfiniteTimeSpan };
 #endif
 
         /// <summary>A client of the server at <paramref name="baseUrl"/> using <paramref name="apiKey"/>.</summary>
@@ -43,47 +58,69 @@ namespace RankingElo.Ladder
             this.apiKey = apiKey;
         }
 
+        /// <summary>
+        /// How long a call waits for the server's whole answer before it fails with a
+        /// <see cref="LadderException"/> whose <see cref="LadderException.Code"/> is
+        /// <c>timeout</c> (<see cref="DefaultTimeout"/>, 10 s, unless set). Each call can pass its
+        /// own. Inside Unity the request's timeout is in whole seconds (rounded up).
+        /// </summary>
+        /// <exception cref="ArgumentOutOfRangeException">Not positive, or longer than a day.</exception>
+        public TimeSpan Timeout
+        {
+            get { return timeout; }
+            set { timeout = CheckedTimeout(value, "value"); }
+        }
+
         /// <summary>Reports a match between two players (applied once per <paramref name="matchId"/>: a retry gets the same answer).</summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="matchId">The match's id, unique in the ladder (1 to 64 of A-Z a-z 0-9 - _ . :).</param>
         /// <param name="playerA">Player A.</param>
         /// <param name="playerB">Player B.</param>
         /// <param name="scoreA">A's score: 1 win, 0.5 draw, 0 loss, or any value between.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The journal position and both players' new states.</returns>
-        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string playerA, string playerB, double scoreA)
+        /// <exception cref="LadderException">The server refused the match, did not answer in time or could not be reached.</exception>
+        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string playerA, string playerB, double scoreA, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = Begin(matchId).Append(",\"a\":");
             LadderJson.Quote(body, playerA);
             body.Append(",\"b\":");
             LadderJson.Quote(body, playerB);
             body.Append(",\"score_a\":").Append(scoreA.ToString("R", CultureInfo.InvariantCulture)).Append('}');
-            return Report(ladder, body.ToString());
+            return Report(ladder, body.ToString(), timeout, cancellationToken);
         }
 
-        /// <summary>Reports a match between two teams of 1 to 64.</summary>
+        /// <summary>Reports a match between two teams of 1 to 64 (applied once per <paramref name="matchId"/>).</summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="matchId">The match's id, unique in the ladder.</param>
         /// <param name="teamA">Team A's players.</param>
         /// <param name="teamB">Team B's players.</param>
         /// <param name="scoreA">Team A's score: 1 win, 0.5 draw, 0 loss.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The journal position and every member's new state, team A first.</returns>
-        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string[] teamA, string[] teamB, double scoreA)
+        /// <exception cref="LadderException">The server refused the match, did not answer in time or could not be reached.</exception>
+        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string[] teamA, string[] teamB, double scoreA, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = Begin(matchId).Append(",\"team_a\":");
             LadderJson.Names(body, teamA);
             body.Append(",\"team_b\":");
             LadderJson.Names(body, teamB);
             body.Append(",\"score_a\":").Append(scoreA.ToString("R", CultureInfo.InvariantCulture)).Append('}');
-            return Report(ladder, body.ToString());
+            return Report(ladder, body.ToString(), timeout, cancellationToken);
         }
 
-        /// <summary>Reports a free-for-all of 2 to 256 entrants.</summary>
+        /// <summary>Reports a free-for-all of 2 to 256 entrants (applied once per <paramref name="matchId"/>).</summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="matchId">The match's id, unique in the ladder.</param>
         /// <param name="entrants">The entrants.</param>
         /// <param name="places">One place per entrant (1 = first; ties share a place).</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The journal position and every entrant's new state, in the entrants' order.</returns>
-        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string[] entrants, int[] places)
+        /// <exception cref="LadderException">The server refused the match, did not answer in time or could not be reached.</exception>
+        public Task<MatchReport> ReportMatchAsync(string ladder, string matchId, string[] entrants, int[] places, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = Begin(matchId).Append(",\"entrants\":");
             LadderJson.Names(body, entrants);
@@ -93,18 +130,27 @@ namespace RankingElo.Ladder
                 body.Append(i > 0 ? "," : "").Append(places[i].ToString(CultureInfo.InvariantCulture));
             }
             body.Append("]}");
-            return Report(ladder, body.ToString());
+            return Report(ladder, body.ToString(), timeout, cancellationToken);
         }
 
-        /// <summary>A player's current state and rank, or null when the ladder has no such player.</summary>
+        /// <summary>
+        /// A player's current state and rank, or null for a player who has not played in this
+        /// ladder yet. Such a player joins, at their first match, with the ladder's new-player
+        /// state: <see cref="EloRules.NewPlayer"/> of the ladder's rules (in a zero-sum ladder,
+        /// at the ladder's mean rating instead), so a preview uses
+        /// <c>player != null ? player.State : rules.NewPlayer()</c>.
+        /// </summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="player">The player's name.</param>
-        /// <returns>The player, or null.</returns>
-        public async Task<LadderPlayer> GetPlayerAsync(string ladder, string player)
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The player, or null when the ladder has no such player yet.</returns>
+        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a key without read access), did not answer in time or could not be reached.</exception>
+        public async Task<LadderPlayer> GetPlayerAsync(string ladder, string player, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             try
             {
-                return LadderPlayer.Read(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/players/" + Uri.EscapeDataString(player), null)));
+                return LadderPlayer.Read(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/players/" + Uri.EscapeDataString(player), null, timeout, cancellationToken)));
             }
             catch (LadderException error)
             {
@@ -120,11 +166,69 @@ namespace RankingElo.Ladder
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="limit">How many lines (1 to 1000).</param>
         /// <param name="offset">How many to skip from the top.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The lines.</returns>
-        public async Task<LeaderboardEntry[]> GetLeaderboardAsync(string ladder, int limit = 100, int offset = 0)
+        /// <exception cref="LadderException">The server refused the request, did not answer in time or could not be reached.</exception>
+        public async Task<LeaderboardEntry[]> GetLeaderboardAsync(string ladder, int limit = 100, int offset = 0, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             string query = "?limit=" + limit.ToString(CultureInfo.InvariantCulture) + "&offset=" + offset.ToString(CultureInfo.InvariantCulture);
-            return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null)));
+            return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null, timeout, cancellationToken)));
+        }
+
+        /// <summary>
+        /// Runs <paramref name="call"/> and, when it fails in a way worth retrying
+        /// (<see cref="LadderException.IsRetryable"/>: a timeout, a connection error, a 429 with
+        /// <c>Retry-After</c>, a 5xx), runs it again after a wait, up to
+        /// <see cref="LadderRetryPolicy.MaxAttempts"/> attempts. Any other failure, and the last
+        /// attempt's, is thrown as it is; a cancelled <paramref name="cancellationToken"/> stops
+        /// the waits and the calls.
+        /// </summary>
+        /// <remarks>
+        /// <para>The wait doubles from <see cref="LadderRetryPolicy.FirstDelay"/> up to
+        /// <see cref="LadderRetryPolicy.MaxDelay"/>, each a random time between half of it and
+        /// all of it (so a crowd of game servers does not retry in step); after a 429 it is the
+        /// server's <c>Retry-After</c> when that is longer.</para>
+        /// <para>Give a match report its id once, outside the call: every attempt then sends the
+        /// same id, and the server applies the match exactly once however many attempts reached
+        /// it (a retry of a match it applied gets the original answer).</para>
+        /// <code>
+        /// string matchId = "match-" + serverMatchNumber;             // once per match
+        /// MatchReport report = await LadderClient.RetryAsync(
+        ///     token => server.ReportMatchAsync("ranked", matchId, "alice", "bob", 1.0, cancellationToken: token),
+        ///     new LadderRetryPolicy { MaxAttempts = 8 }, shutdownToken);
+        /// </code>
+        /// </remarks>
+        /// <typeparam name="T">What the call returns.</typeparam>
+        /// <param name="call">The call; it receives the token to pass on.</param>
+        /// <param name="policy">Attempts and waits (null: <see cref="LadderRetryPolicy"/>'s defaults).</param>
+        /// <param name="cancellationToken">Stops the retries (then <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The first successful result.</returns>
+        /// <exception cref="LadderException">The last attempt's failure, or the first failure not worth retrying.</exception>
+        public static async Task<T> RetryAsync<T>(Func<CancellationToken, Task<T>> call, LadderRetryPolicy policy = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (call == null)
+            {
+                throw new ArgumentNullException("call");
+            }
+            policy = policy ?? new LadderRetryPolicy();
+            for (int attempt = 1; ; attempt++)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                try
+                {
+                    return await call(cancellationToken);
+                }
+                catch (LadderException error) when (error.IsRetryable && attempt < policy.MaxAttempts && !cancellationToken.IsCancellationRequested)
+                {
+                    TimeSpan wait = policy.Wait(attempt, error);
+                    if (policy.OnRetry != null)
+                    {
+                        policy.OnRetry(attempt, error, wait);
+                    }
+                    await Task.Delay(wait, cancellationToken);
+                }
+            }
         }
 
         /// <summary>Releases the HTTP connection (outside Unity).</summary>
@@ -133,6 +237,20 @@ namespace RankingElo.Ladder
 #if !UNITY_5_3_OR_NEWER
             http.Dispose();
 #endif
+        }
+
+        private static TimeSpan CheckedTimeout(TimeSpan value, string name)
+        {
+            if (value <= TimeSpan.Zero || value > TimeSpan.FromDays(1))
+            {
+                throw new ArgumentOutOfRangeException(name, value, "a timeout must be positive and at most a day");
+            }
+            return value;
+        }
+
+        private TimeSpan Limit(TimeSpan? callTimeout)
+        {
+            return callTimeout.HasValue ? CheckedTimeout(callTimeout.Value, "timeout") : timeout;
         }
 
         private static StringBuilder Begin(string matchId)
@@ -147,29 +265,68 @@ namespace RankingElo.Ladder
             return "/v1/ladders/" + Uri.EscapeDataString(ladder);
         }
 
-        private async Task<MatchReport> Report(string ladder, string body)
+        private async Task<MatchReport> Report(string ladder, string body, TimeSpan? timeout, CancellationToken cancellationToken)
         {
-            return MatchReport.Read(LadderJson.Parse(await Send("POST", LadderPath(ladder) + "/matches", body)));
+            return MatchReport.Read(LadderJson.Parse(await Send("POST", LadderPath(ladder) + "/matches", body, timeout, cancellationToken)));
         }
 
         /// <summary>The error the server sent, or one for a network failure.</summary>
-        private static LadderException Failure(int status, string text)
+        private static LadderException Failure(int status, string text, TimeSpan? retryAfter)
         {
             try
             {
                 var error = LadderJson.Object(LadderJson.Object(LadderJson.Parse(text), "the answer")["error"], "error");
-                return new LadderException(status, LadderJson.String(error, "code"), LadderJson.String(error, "message"));
+                return new LadderException(status, LadderJson.String(error, "code"), LadderJson.String(error, "message"), retryAfter);
             }
             catch (Exception)
             {
-                return new LadderException(status, "http_" + status.ToString(CultureInfo.InvariantCulture), text);
+                return new LadderException(status, "http_" + status.ToString(CultureInfo.InvariantCulture), text, retryAfter);
             }
         }
 
-#if UNITY_5_3_OR_NEWER
-        private async Task<string> Send(string method, string path, string body)
+        private LadderException TimedOut(TimeSpan limit)
         {
-            using (var request = new UnityWebRequest(baseUrl + path, method))
+            return new LadderException(0, "timeout", "no answer from " + baseUrl + " within " + limit.TotalSeconds.ToString("0.###", CultureInfo.InvariantCulture) + " s");
+        }
+
+        /// <summary>A <c>Retry-After</c> header's wait: seconds, or an HTTP date.</summary>
+        internal static TimeSpan? ParseRetryAfter(string value, DateTimeOffset now)
+        {
+            if (string.IsNullOrEmpty(value))
+            {
+                return null;
+            }
+            int seconds;
+            if (int.TryParse(value.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out seconds))
+            {
+                return TimeSpan.FromSeconds(seconds);
+            }
+            DateTimeOffset when;
+            if (DateTimeOffset.TryParseExact(value.Trim(), "r", CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out when))
+            {
+                return when > now ? when - now : TimeSpan.Zero;
+            }
+            return null;
+        }
+
+#if UNITY_5_3_OR_NEWER
+        private async Task<string> Send(string method, string path, string body, TimeSpan? callTimeout, CancellationToken cancellationToken)
+        {
+            TimeSpan limit = Limit(callTimeout);
+            cancellationToken.ThrowIfCancellationRequested();
+            UnityWebRequest request;
+            try
+            {
+                request = new UnityWebRequest(baseUrl + path, method);
+            }
+            catch (UnityEngine.UnityException error) when (error.Message.Contains("main thread"))
+            {
+                throw new InvalidOperationException(
+                    "LadderClient sends with UnityWebRequest inside Unity, which works on the main thread only: call it from the main thread "
+                    + "(a MonoBehaviour, a coroutine, or an async method started there without ConfigureAwait(false)), not from Task.Run or a thread of your own.",
+                    error);
+            }
+            using (request)
             {
                 if (body != null)
                 {
@@ -178,25 +335,42 @@ namespace RankingElo.Ladder
                 }
                 request.downloadHandler = new DownloadHandlerBuffer();
                 request.SetRequestHeader("Authorization", "Bearer " + apiKey);
+                request.timeout = (int)Math.Ceiling(limit.TotalSeconds);
                 var done = new TaskCompletionSource<bool>();
                 request.SendWebRequest().completed += operation => done.TrySetResult(true);
-                await done.Task;
-                if (request.result == UnityWebRequest.Result.ConnectionError)
+                // The abort runs on the main thread (the context this call started on).
+                using (cancellationToken.Register(() => request.Abort(), true))
                 {
-                    throw new LadderException(0, "unreachable", request.error);
+                    await done.Task;
                 }
+                cancellationToken.ThrowIfCancellationRequested();
                 int status = (int)request.responseCode;
+                switch (request.result)
+                {
+                    case UnityWebRequest.Result.ConnectionError:
+                        if (request.error != null && request.error.IndexOf("timeout", StringComparison.OrdinalIgnoreCase) >= 0)
+                        {
+                            throw TimedOut(limit);
+                        }
+                        throw new LadderException(0, "unreachable", request.error);
+                    case UnityWebRequest.Result.DataProcessingError:
+                        throw new LadderException(status, "bad_response", "the server's answer could not be read: " + request.error);
+                }
                 string text = request.downloadHandler.text;
                 if (status < 200 || status >= 300)
                 {
-                    throw Failure(status, text);
+                    throw Failure(status, text, ParseRetryAfter(request.GetResponseHeader("Retry-After"), DateTimeOffset.UtcNow));
                 }
                 return text;
             }
         }
 #else
-        private async Task<string> Send(string method, string path, string body)
+        private async Task<string> Send(string method, string path, string body, TimeSpan? callTimeout, CancellationToken cancellationToken)
         {
+            TimeSpan limit = Limit(callTimeout);
+            cancellationToken.ThrowIfCancellationRequested();
+            using (var timer = new CancellationTokenSource(limit))
+            using (var either = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, timer.Token))
             using (var request = new HttpRequestMessage(new HttpMethod(method), baseUrl + path))
             {
                 request.Headers.TryAddWithoutValidation("Authorization", "Bearer " + apiKey);
@@ -204,26 +378,55 @@ namespace RankingElo.Ladder
                 {
                     request.Content = new StringContent(body, Encoding.UTF8, "application/json");
                 }
-                HttpResponseMessage response;
                 try
                 {
-                    response = await http.SendAsync(request).ConfigureAwait(false);
+                    // The whole answer is read before SendAsync returns, within the timeout.
+                    using (HttpResponseMessage response = await http.SendAsync(request, HttpCompletionOption.ResponseContentRead, either.Token).ConfigureAwait(false))
+                    {
+                        string text = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+                        int status = (int)response.StatusCode;
+                        if (status < 200 || status >= 300)
+                        {
+                            throw Failure(status, text, RetryAfter(response));
+                        }
+                        return text;
+                    }
+                }
+                catch (OperationCanceledException error)
+                {
+                    if (cancellationToken.IsCancellationRequested)
+                    {
+                        throw new OperationCanceledException("the call to " + baseUrl + " was cancelled", error, cancellationToken);
+                    }
+                    throw TimedOut(limit);
                 }
                 catch (HttpRequestException error)
                 {
-                    throw new LadderException(0, "unreachable", error.Message);
-                }
-                using (response)
-                {
-                    string text = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
-                    int status = (int)response.StatusCode;
-                    if (status < 200 || status >= 300)
+                    if (cancellationToken.IsCancellationRequested)
                     {
-                        throw Failure(status, text);
+                        throw new OperationCanceledException("the call to " + baseUrl + " was cancelled", error, cancellationToken);
                     }
-                    return text;
+                    if (timer.IsCancellationRequested)
+                    {
+                        throw TimedOut(limit);
+                    }
+                    throw new LadderException(0, "unreachable", error.InnerException != null ? error.Message + ": " + error.InnerException.Message : error.Message);
                 }
             }
+        }
+
+        private static TimeSpan? RetryAfter(HttpResponseMessage response)
+        {
+            var header = response.Headers.RetryAfter;
+            if (header == null)
+            {
+                return null;
+            }
+            if (header.Delta.HasValue)
+            {
+                return header.Delta;
+            }
+            return header.Date.HasValue ? ParseRetryAfter(header.Date.Value.ToString("r", CultureInfo.InvariantCulture), DateTimeOffset.UtcNow) : null;
         }
 #endif
     }

@@ -92,31 +92,124 @@ namespace RankingElo.Ladder
     }
 
     /// <summary>
-    /// The server refused a request (<c>{"error": {"code", "message"}}</c>) or could not be
-    /// reached (<see cref="Status"/> 0).
+    /// The server refused a request (<c>{"error": {"code", "message"}}</c>), did not answer in
+    /// time (<see cref="Status"/> 0, <see cref="Code"/> <c>timeout</c>) or could not be reached
+    /// (<see cref="Status"/> 0, <see cref="Code"/> <c>unreachable</c>).
     /// </summary>
     public sealed class LadderException : Exception
     {
-        /// <summary>The HTTP status (400, 401, 403, 404, 409, 413, 422, 429, 5xx), or 0 when the server could not be reached.</summary>
+        /// <summary>The HTTP status (400, 401, 403, 404, 409, 413, 422, 429, 5xx), or 0 when no answer came (a timeout or a connection error).</summary>
         public int Status { get; private set; }
 
-        /// <summary>The server's error code (<c>unknown_ladder</c>, <c>match_id_reused</c>, <c>rate_limited</c>, …).</summary>
+        /// <summary>
+        /// The server's error code (<c>unknown_ladder</c>, <c>match_id_reused</c>,
+        /// <c>rate_limited</c>, …; the README's API table lists them), or the client's own:
+        /// <c>timeout</c> (no whole answer within the timeout), <c>unreachable</c> (no
+        /// connection, or it broke), <c>bad_response</c> (inside Unity: an answer that could
+        /// not be read), <c>http_STATUS</c> (an error answer that is not the server's JSON, such
+        /// as a proxy's page).
+        /// </summary>
         public string Code { get; private set; }
+
+        /// <summary>How long the server asked to wait before trying again (its <c>Retry-After</c>, sent with 429), or null.</summary>
+        public TimeSpan? RetryAfter { get; private set; }
 
         /// <summary>An error from the server or the network.</summary>
         /// <param name="status">The HTTP status, 0 for a network failure.</param>
         /// <param name="code">The server's error code.</param>
         /// <param name="message">The server's message.</param>
-        public LadderException(int status, string code, string message) : base(message)
+        public LadderException(int status, string code, string message) : this(status, code, message, null)
+        {
+        }
+
+        /// <summary>An error from the server with the wait it asked for.</summary>
+        /// <param name="status">The HTTP status, 0 for a network failure.</param>
+        /// <param name="code">The server's error code.</param>
+        /// <param name="message">The server's message.</param>
+        /// <param name="retryAfter">The server's <c>Retry-After</c>, or null.</param>
+        public LadderException(int status, string code, string message, TimeSpan? retryAfter) : base(message)
         {
             Status = status;
             Code = code;
+            RetryAfter = retryAfter;
         }
 
-        /// <summary>Whether sending the same request again may succeed (network failures, 429 and 5xx): a match report is applied once per id, so retrying it is safe.</summary>
+        /// <summary>
+        /// Whether sending the same request again may succeed: a timeout or a connection error
+        /// (<see cref="Status"/> 0), a 429 with <see cref="RetryAfter"/>, a 5xx. A match report
+        /// is applied once per id, so retrying it is safe (<see cref="LadderClient.RetryAsync{T}"/>).
+        /// Every other 4xx says the request itself is wrong: it would fail again.
+        /// </summary>
         public bool IsRetryable
         {
-            get { return Status == 0 || Status == 429 || Status >= 500; }
+            get { return Status == 0 || (Status == 429 && RetryAfter.HasValue) || Status >= 500; }
+        }
+    }
+
+    /// <summary>
+    /// How <see cref="LadderClient.RetryAsync{T}"/> retries: how many attempts, and how long it
+    /// waits between them (doubling from <see cref="FirstDelay"/> to <see cref="MaxDelay"/>, each
+    /// wait a random time between half and all of it; after a 429 at least the server's
+    /// <c>Retry-After</c>).
+    /// </summary>
+    public sealed class LadderRetryPolicy
+    {
+        private static readonly Random Jitter = new Random();
+        private int maxAttempts = 6;
+        private TimeSpan firstDelay = TimeSpan.FromSeconds(0.5);
+        private TimeSpan maxDelay = TimeSpan.FromSeconds(30);
+
+        /// <summary>Attempts in all, the first included (6 unless set; at least 1).</summary>
+        public int MaxAttempts
+        {
+            get { return maxAttempts; }
+            set
+            {
+                if (value < 1) throw new ArgumentOutOfRangeException("value", value, "at least one attempt");
+                maxAttempts = value;
+            }
+        }
+
+        /// <summary>The wait before the second attempt (0.5 s unless set); each later wait doubles.</summary>
+        public TimeSpan FirstDelay
+        {
+            get { return firstDelay; }
+            set
+            {
+                if (value < TimeSpan.Zero) throw new ArgumentOutOfRangeException("value", value, "a wait cannot be negative");
+                firstDelay = value;
+            }
+        }
+
+        /// <summary>The longest wait (30 s unless set), except that a 429's <c>Retry-After</c> is always honoured.</summary>
+        public TimeSpan MaxDelay
+        {
+            get { return maxDelay; }
+            set
+            {
+                if (value < TimeSpan.Zero) throw new ArgumentOutOfRangeException("value", value, "a wait cannot be negative");
+                maxDelay = value;
+            }
+        }
+
+        /// <summary>Called before each wait with the attempt that failed (1 = the first), its failure and the wait (for logs).</summary>
+        public Action<int, LadderException, TimeSpan> OnRetry { get; set; }
+
+        /// <summary>The wait after failed attempt <paramref name="attempt"/> (1 = the first).</summary>
+        internal TimeSpan Wait(int attempt, LadderException error)
+        {
+            double full = Math.Min(maxDelay.TotalMilliseconds, firstDelay.TotalMilliseconds * Math.Pow(2, Math.Min(attempt - 1, 30)));
+            double random;
+            lock (Jitter)
+            {
+                random = Jitter.NextDouble();
+            }
+            TimeSpan wait = TimeSpan.FromMilliseconds(full / 2 + random * full / 2);
+            if (error.RetryAfter.HasValue && error.RetryAfter.Value > wait)
+            {
+                wait = error.RetryAfter.Value;
+            }
+            return wait;
         }
     }
 }

@@ -27,8 +27,13 @@ namespace RankingElo.Tests
             string missing = PluginBinary.MissingMessage();
             StringAssert.Contains(binary, missing);
             StringAssert.Contains("Reinstall the package", missing);
+            // The platform and the CPU, so a report from a user says which binary is wrong.
+            string target = PluginBinary.Target();
+            StringAssert.Contains(target, missing);
+            StringAssert.Contains(System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture.ToString(), target);
             string stale = PluginBinary.StaleMessage("elo_pool_new");
             StringAssert.Contains(binary, stale);
+            StringAssert.Contains(target, stale);
             StringAssert.Contains("elo_pool_new", stale);
             StringAssert.Contains("restart", stale);
         }
