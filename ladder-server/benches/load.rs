@@ -7,7 +7,8 @@
 //! nothing is asserted (speed is measured here, never in tests).
 //!
 //! `cargo xtask bench-ladder [seconds per run]` or
-//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [--only postgres]`.
+//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]`
+//! (`postgres`: only PostgreSQL; `empty`: only on an empty journal).
 //! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
 //! before/after comparison in one session): it needs only `serve --listen --database
 //! --rate-limit` and `keys create`.
@@ -144,14 +145,17 @@ fn prepare(database: &str, servers: &[&Server], ladder: &str) -> String {
     admin
 }
 
-/// A server of the benchmarked build (`ELO_LADDER_BIN` or this one), without a rate limit.
-fn server(database: &str) -> Server {
-    Server::start_with(database, 0, &["--rate-limit", "0"])
+/// A server of the benchmarked build (`ELO_LADDER_BIN` or this one), without a rate limit,
+/// with `extra` arguments.
+fn server(database: &str, extra: &[&str]) -> Server {
+    let mut args = vec!["--rate-limit", "0"];
+    args.extend_from_slice(extra);
+    Server::start_with(database, 0, &args)
 }
 
 /// Runs 1, 8 and 32 reporters; returns the matches per second with 8.
-fn matches_per_second(backend: Backend, label: &str, database: &str, instances: usize, seconds: f64) -> f64 {
-    let servers: Vec<Server> = (0..instances).map(|_| server(database)).collect();
+fn matches_per_second(backend: Backend, label: &str, database: &str, instances: usize, extra: &[&str], seconds: f64) -> f64 {
+    let servers: Vec<Server> = (0..instances).map(|_| server(database, extra)).collect();
     let refs: Vec<&Server> = servers.iter().collect();
     let admin = prepare(database, &refs, "bench");
     let addresses: Vec<String> = servers.iter().map(|s| s.address.clone()).collect();
@@ -188,7 +192,7 @@ fn time_gets(address: &str, key: &str, path: &str, count: usize) -> (f64, f64) {
 /// would take minutes), then the leaderboard's first 100 and one player's rank read
 /// through the API.
 fn million(backend: Backend, label: &str, database: &str) {
-    let server = server(database);
+    let server = server(database, &[]);
     let admin = prepare(database, &[&server], "million");
     let seeded = Instant::now();
     let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
@@ -273,6 +277,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let seconds: f64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(5.0);
     let only_postgres = args.iter().any(|a| a == "postgres");
+    // `empty`: PostgreSQL on an empty journal only (a quicker comparison).
+    let journals: &[u64] = if args.iter().any(|a| a == "empty") { &[0] } else { &[0, 1_000_000] };
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())).unwrap_or_default();
     println!("elo-ladder load benchmark: {seconds} s per run, {cores} cores ({cpu}), {PLAYERS} players, random pairs, keep-alive HTTP/1.1 on 127.0.0.1");
@@ -284,19 +290,25 @@ fn main() {
         for (label, suffix) in [("SQLite, WAL, synchronous=FULL (default)", ""), ("SQLite, WAL, synchronous=NORMAL", "?synchronous=normal")] {
             let dir = TempDir::new("bench");
             let database = format!("{}{suffix}", helpers::database(Backend::Sqlite, &dir));
-            matches_per_second(Backend::Sqlite, label, &database, 1, seconds);
+            matches_per_second(Backend::Sqlite, label, &database, 1, &[], seconds);
         }
     }
-    for journal in [0u64, 1_000_000] {
-        for instances in [1, 2] {
+    // Two servers also with one committer each (`--committers 1`), which this build has and
+    // an older one (ELO_LADDER_BIN) may not.
+    let mut setups: Vec<(usize, &[&str])> = vec![(1, &[]), (2, &[])];
+    if std::env::var_os("ELO_LADDER_BIN").is_none() {
+        setups.push((2, &["--committers", "1"]));
+    }
+    for &journal in journals {
+        for &(instances, extra) in &setups {
             let dir = TempDir::new("bench");
             let database = helpers::database(Backend::Postgres, &dir);
             // The server's first start migrates; the journal is grown after it.
-            drop(server(&database));
+            drop(server(&database, &[]));
             let seeded = if journal > 0 { format!(", {journal} journal entries (written in {:.0} s)", grow_journal(&database, journal)) } else { ", empty journal".to_owned() };
             let before = pgbench(&bench_db, seconds);
-            let label = format!("PostgreSQL {pg_version}, {instances} instance{}{seeded}", if instances == 1 { "" } else { "s" });
-            let eight = matches_per_second(Backend::Postgres, &label, &database, instances, seconds);
+            let label = format!("PostgreSQL {pg_version}, {instances} instance{}{}{seeded}", if instances == 1 { "" } else { "s" }, if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(" ")) });
+            let eight = matches_per_second(Backend::Postgres, &label, &database, instances, extra, seconds);
             let after = pgbench(&bench_db, seconds);
             let tps = (before + after) / 2.0;
             println!("| pgbench TPC-B-like, 8 clients, scale 10, just before and after | | {before:.0} / {after:.0} tps | 8 reporters / pgbench = {:.2} | |", eight / tps);

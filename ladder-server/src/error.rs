@@ -142,10 +142,27 @@ pub fn describe_postgres(error: &tokio_postgres::Error) -> String {
     text
 }
 
+/// Whether a PostgreSQL error means the database cannot be reached now (a closed or broken
+/// connection, a failed connect), as opposed to a refused statement.
+fn unreachable_database(error: &tokio_postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.downcast_ref::<std::io::Error>().is_some() {
+            return true;
+        }
+        source = cause.source();
+    }
+    let text = error.to_string();
+    text.starts_with("error connecting") || text.starts_with("timeout") || text.starts_with("error performing TLS")
+}
+
 impl From<tokio_postgres::Error> for ApiError {
     fn from(error: tokio_postgres::Error) -> Self {
         let text = describe_postgres(&error);
-        if error.is_closed() || error.as_db_error().is_none() && error.code().is_none() {
+        if unreachable_database(&error) {
             Self::unavailable(text)
         } else {
             Self::internal(text)

@@ -53,6 +53,7 @@ fn command() -> Command {
                 .arg(count("max-connections", "1024", "open client connections at most (more are closed at once)"))
                 .arg(count("max-connections-per-address", "64", "open client connections per client address at most"))
                 .arg(count("max-db-connections", "32", "PostgreSQL connections this server keeps at most"))
+                .arg(count("committers", "2", "PostgreSQL: transactions of match reports in flight at once (group commit; 1 can do better when several servers share a small database machine)"))
                 .arg(seconds("header-timeout", "10", "the longest a client may take to send a request's head"))
                 .arg(seconds("body-timeout", "10", "the longest a client may take to send a request's body"))
                 .arg(seconds("idle-timeout", "60", "keep-alive connections silent this long are closed"))
@@ -127,8 +128,13 @@ fn duration(args: &ArgMatches, name: &str) -> Duration {
 fn database_url(args: &ArgMatches) -> Result<DatabaseUrl, String> {
     let passwords = PasswordSources::from_env(args.get_one::<PathBuf>("database-password-file").cloned());
     let mut url = DatabaseUrl::parse_with(text(args, "database"), &passwords)?;
-    if let (DatabaseUrl::Postgres(settings), Ok(Some(max))) = (&mut url, args.try_get_one::<u32>("max-db-connections")) {
-        settings.max_connections = usize::try_from(*max).unwrap_or(DEFAULT_MAX_CONNECTIONS).max(2);
+    if let DatabaseUrl::Postgres(settings) = &mut url {
+        if let Ok(Some(max)) = args.try_get_one::<u32>("max-db-connections") {
+            settings.max_connections = usize::try_from(*max).unwrap_or(DEFAULT_MAX_CONNECTIONS).max(2);
+        }
+        if let Ok(Some(committers)) = args.try_get_one::<u32>("committers") {
+            settings.committers = usize::try_from(*committers).unwrap_or(1).clamp(1, 16);
+        }
     }
     Ok(url)
 }

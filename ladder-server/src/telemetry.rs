@@ -27,6 +27,10 @@ pub const CONNECTIONS_REFUSED: &str = "elo_ladder_http_connections_refused_total
 pub const DB_CONNECTIONS: &str = "elo_ladder_db_connections_in_use";
 /// Requests refused by a rate limit, by limit (`key` or `auth_failures`).
 pub const RATE_LIMITED: &str = "elo_ladder_rate_limited_total";
+/// Batches rolled back and run again (PostgreSQL), by SQLSTATE.
+pub const COMMIT_RETRIES: &str = "elo_ladder_commit_retries_total";
+/// Reports put back in the queue because their ladder was held by a season end or decay.
+pub const DEFERRED: &str = "elo_ladder_reports_deferred_total";
 /// Failed authentications (401 and 403).
 pub const AUTH_FAILURES: &str = "elo_ladder_auth_failures_total";
 
@@ -54,6 +58,8 @@ pub fn install_metrics() {
         metrics::describe_gauge!(DB_CONNECTIONS, "database connections in use");
         metrics::describe_counter!(RATE_LIMITED, "requests refused by a rate limit");
         metrics::describe_counter!(AUTH_FAILURES, "failed authentications (401, 403)");
+        metrics::describe_counter!(COMMIT_RETRIES, "batches rolled back and run again, by SQLSTATE");
+        metrics::describe_counter!(DEFERRED, "reports waiting because their ladder was held by a season end or decay");
         Some(handle)
     });
 }

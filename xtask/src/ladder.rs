@@ -30,6 +30,10 @@ fn postgres_bin() -> Option<PathBuf> {
 /// Installs Debian's `postgresql` when its server programs are missing (the ladder suite
 /// starts a private cluster with them).
 pub fn ensure_postgres() -> Result<(), String> {
+    // The suite's private cluster speaks TLS with certificates made by openssl; its browser
+    // tests (CORS) run Debian's Chromium.
+    ensure("openssl", &["openssl"], "install openssl (the ladder suite makes its test CA with it)")?;
+    ensure("chromium", &["chromium"], "install Debian's chromium (the ladder suite's browser tests)")?;
     if std::env::var_os("ELO_LADDER_PG_BIN").is_some() || postgres_bin().is_some() {
         return Ok(());
     }
@@ -87,7 +91,7 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     }
     println!("==> elo-ladder serve for the C# client tests ({database})");
     let mut child = Command::new(elo_ladder())
-        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0", "--auth-failure-limit", "0"])
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("elo-ladder serve: {e}"))?;

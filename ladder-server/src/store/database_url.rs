@@ -8,6 +8,9 @@ use std::path::PathBuf;
 /// Connections one server process keeps at most, unless configured.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 32;
 
+/// Committer tasks per server process, unless configured (`--committers`).
+pub const DEFAULT_COMMITTERS: usize = 2;
+
 /// How the connection to PostgreSQL is protected (libpq's `sslmode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsMode {
@@ -73,6 +76,8 @@ pub struct PgSettings {
     pub redacted: String,
     /// Connections one server process keeps at most.
     pub max_connections: usize,
+    /// Committer tasks (transactions of match reports in flight at once) per process.
+    pub committers: usize,
 }
 
 impl std::fmt::Debug for PgSettings {
@@ -229,7 +234,7 @@ fn parse_postgres(url: &str, passwords: &PasswordSources) -> Result<PgSettings, 
         tls = TlsMode::VerifyCa;
     }
     let redacted = describe(&config, tls, root_certs.as_ref());
-    Ok(PgSettings { config, tls, root_certs, redacted, max_connections: DEFAULT_MAX_CONNECTIONS })
+    Ok(PgSettings { config, tls, root_certs, redacted, max_connections: DEFAULT_MAX_CONNECTIONS, committers: DEFAULT_COMMITTERS })
 }
 
 /// `postgres://user@host:port/db?sslmode=…`: what a log may show.

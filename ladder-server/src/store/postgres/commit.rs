@@ -1,7 +1,9 @@
 //! Group commit of match reports on PostgreSQL.
 //!
-//! Reports wait in an in-memory [`Queue`]; each of [`COMMITTERS`] tasks takes every report
-//! ready (up to [`MAX_BATCH`]) and commits them in one transaction of two pipelined round
+//! Reports wait in an in-memory [`Queue`]; each of the committer tasks (`--committers`, 2
+//! by default: one batch's commit overlaps the next one's first round trip, and only one
+//! is ever in its first round trip, so the reports that arrive meanwhile make the next
+//! batch) takes every report ready (up to [`MAX_BATCH`]) and commits them in one transaction of two pipelined round
 //! trips:
 //!
 //! 1. `BEGIN`, the transaction's id, a try-lock (shared) of each ladder's advisory lock,
@@ -36,9 +38,6 @@ use crate::model::{self, apply_match, joining_state, MatchRequest, PlayerRow, Ze
 use crate::store::rows::player_row;
 use crate::store::{replay_answer, Ladder, NewEntry};
 
-/// Committer tasks per server process (two overlap one batch's commit with the next one's
-/// locking).
-pub const COMMITTERS: usize = 2;
 
 /// The most reports one transaction commits.
 pub const MAX_BATCH: usize = 128;
@@ -124,10 +123,14 @@ impl Queue {
 /// One committer: batches until the process ends.
 pub async fn committer(shared: Arc<Shared>) {
     loop {
+        let front = shared.front.lock().await;
         let batch = shared.queue.take().await;
-        run(&shared, batch).await;
+        run(&shared, batch, Some(front)).await;
     }
 }
+
+/// Held by the committer in its first round trip.
+type Front<'a> = tokio::sync::MutexGuard<'a, ()>;
 
 /// What became of one report of a batch.
 enum Outcome {
@@ -140,7 +143,7 @@ enum Outcome {
     SameAs(usize),
 }
 
-async fn run(shared: &Shared, batch: Vec<Pending>) {
+async fn run(shared: &Shared, batch: Vec<Pending>, mut front: Option<Front<'_>>) {
     let mut attempt = 0;
     loop {
         let started = Instant::now();
@@ -149,7 +152,7 @@ async fn run(shared: &Shared, batch: Vec<Pending>) {
             Err(error) => return answer_all(batch, &error),
         };
         conn.in_transaction = true;
-        match batch_once(&mut conn, &batch).await {
+        match batch_once(&mut conn, &batch, front.take()).await {
             Ok(outcomes) => {
                 conn.in_transaction = false;
                 drop(conn);
@@ -163,6 +166,8 @@ async fn run(shared: &Shared, batch: Vec<Pending>) {
                 conn.rollback().await;
                 drop(conn);
                 attempt += 1;
+                metrics::counter!(crate::telemetry::COMMIT_RETRIES, "sqlstate" => error.code().map_or("none", |c| c.code()).to_owned()).increment(1);
+                tracing::debug!(attempt, reports = batch.len(), error = %crate::error::describe_postgres(&error), "batch rolled back");
                 if retryable(&error) && attempt < ATTEMPTS {
                     tokio::time::sleep(Duration::from_millis(1 + (attempt as u64 % 8))).await;
                     continue;
@@ -170,7 +175,7 @@ async fn run(shared: &Shared, batch: Vec<Pending>) {
                 if batch.len() > 1 {
                     // One report must not fail the others: each on its own.
                     for pending in batch {
-                        Box::pin(run(shared, vec![pending])).await;
+                        Box::pin(run(shared, vec![pending], None)).await;
                     }
                     return;
                 }
@@ -220,6 +225,7 @@ fn deliver(shared: &Shared, batch: Vec<Pending>, outcomes: Vec<Outcome>) {
                 let _ = pending.answer.send(answer);
             }
             None => {
+                metrics::counter!(crate::telemetry::DEFERRED).increment(1);
                 pending.deferrals += 1;
                 let wait = Duration::from_millis((5u64 << pending.deferrals.min(6)).min(250));
                 pending.ready_at = Instant::now() + wait;
@@ -239,7 +245,7 @@ struct Slot {
 }
 
 /// One attempt at a batch (the transaction is open; `Err` leaves it to be rolled back).
-async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Outcome>, tokio_postgres::Error> {
+async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Front<'_>>) -> Result<Vec<Outcome>, tokio_postgres::Error> {
     let try_locks = conn.prepare("SELECT l, pg_try_advisory_xact_lock_shared($1, l) FROM unnest($2::int4[]) AS l").await?;
     let find = conn
         .prepare(
@@ -296,6 +302,8 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending]) -> Result<Vec<Out
         },
         c.query(&lock_players, &player_params),
     );
+    // The next batch may start its first round trip.
+    drop(front);
     begun?;
     xid?;
     let locked: HashSet<i64> = locked?.iter().filter(|r| r.get::<_, bool>(1)).map(|r| i64::from(r.get::<_, i32>(0))).collect();

@@ -155,6 +155,8 @@ impl Pool {
 struct Shared {
     pool: Pool,
     queue: commit::Queue,
+    /// Held by the committer in its first round trip (see [`commit`]).
+    front: tokio::sync::Mutex<()>,
 }
 
 /// The PostgreSQL store.
@@ -178,7 +180,7 @@ impl PgStore {
         let connector = tls::connector(&settings)?;
         let max = settings.max_connections.max(2);
         let pool = Pool { connector, idle: Mutex::new(Vec::new()), permits: Semaphore::new(max), in_use: AtomicUsize::new(0), settings };
-        let shared = Arc::new(Shared { pool, queue: commit::Queue::default() });
+        let shared = Arc::new(Shared { pool, queue: commit::Queue::default(), front: tokio::sync::Mutex::new(()) });
         {
             let conn = shared.pool.get().await.map_err(|e| e.message)?;
             migrate(&conn.client).await.map_err(|e| format!("postgres migration: {}", describe_postgres(&e)))?;
@@ -187,7 +189,7 @@ impl PgStore {
                 tracing::warn!(database = %shared.pool.settings.redacted, "connected to PostgreSQL WITHOUT TLS (sslmode=prefer and the server offers no TLS); pass sslmode=verify-full to require it");
             }
         }
-        for _ in 0..commit::COMMITTERS {
+        for _ in 0..shared.pool.settings.committers.max(1) {
             tokio::spawn(commit::committer(Arc::clone(&shared)));
         }
         Ok(Self { shared })
@@ -567,23 +569,27 @@ const UPDATE_PLAYERS: &str = "UPDATE players p SET rating = u.rating, games_play
      is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played, key) WHERE p.id = u.key";
 
 /// Appends a batch's journal entries and inserts its new players, in one statement run in
-/// its own subtransaction (see [`HORIZON`]): one block of `seq` values in the entries'
-/// order (`$1`..`$8` the entries' columns, `$9` how many), and the new players (`$10`
-/// names, `$11` ladders, `$12` the entry each joins with, `$13` its position there,
-/// `$14`..`$26` their states) with ids from `$27`, [`PLAYER_ID_BASE`]. Returns each entry's seq.
-const APPEND: &str = "WITH block AS (SELECT setval('journal_seq', nextval('journal_seq') + $9 - 1) AS last), \
+/// its own subtransaction (see [`HORIZON`]): `$9` values of `journal_seq`, given to the
+/// entries in ascending order (they are unique and increase in the order they are taken,
+/// though other transactions' may fall between them), the entries' columns in `$1`..`$8`;
+/// the new players (`$10` names, `$11` ladders, `$12` the entry each joins with, `$13` its
+/// position there, `$14`..`$26` their states) with ids from their entry's seq above `$27`,
+/// [`PLAYER_ID_BASE`]. Returns each entry's seq.
+const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM generate_series(1, $9::bigint)), \
+     block AS (SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM taken), \
      entries AS (INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
-       SELECT block.last - $9 + u.ord, u.ladder, u.id, u.kind, u.inputs, u.time, u.joined, u.results, u.bytes \
-       FROM block, unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::bigint[]) \
-       WITH ORDINALITY AS u(ladder, id, kind, inputs, time, joined, results, bytes, ord) RETURNING seq, ladder_id, match_id), \
+       SELECT block.seq, u.ladder, u.id, u.kind, u.inputs, u.time, u.joined, u.results, u.bytes \
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::text[], $8::bigint[]) \
+       WITH ORDINALITY AS u(ladder, id, kind, inputs, time, joined, results, bytes, ord) JOIN block ON block.ord = u.ord \
+       RETURNING seq, ladder_id, match_id), \
      joiners AS (INSERT INTO players (id, ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, \
        protected_games, season_games, season_wins, peak_rating, peak_league, last_played) \
-       SELECT $27 + (block.last - $9 + p.entry) * 1024 + p.position, p.ladder, p.name, p.rating, p.games_played, p.win_streak, p.period_games, \
+       SELECT $27 + block.seq * 1024 + p.position, p.ladder, p.name, p.rating, p.games_played, p.win_streak, p.period_games, \
        p.is_junior, p.has_reached_2400, p.league, p.protected_games, p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played \
-       FROM block, unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::real[], $15::bigint[], $16::bigint[], $17::bigint[], \
+       FROM unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::real[], $15::bigint[], $16::bigint[], $17::bigint[], \
        $18::boolean[], $19::boolean[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::real[], $25::bigint[], $26::float8[]) \
        AS p(name, ladder, entry, position, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, \
-       season_games, season_wins, peak_rating, peak_league, last_played) RETURNING id) \
+       season_games, season_wins, peak_rating, peak_league, last_played) JOIN block ON block.ord = p.entry RETURNING id) \
      SELECT seq, ladder_id, match_id FROM entries";
 
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
