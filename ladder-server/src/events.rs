@@ -2,7 +2,7 @@
 //! [`Pool`] applies one to every stored player, so the server runs exactly the engine's
 //! season rules. The stores only load, lock and write rows around [`run_event`].
 
-use ranking_elo::pool::{Pool, RatingSum};
+use ranking_elo::pool::{effective_rating, Pool, RatingSum};
 use ranking_elo::PlayerState;
 use serde::{Deserialize, Serialize};
 
@@ -104,6 +104,9 @@ pub struct EventOutcome {
     pub standings: Vec<Standing>,
     /// The journal entry's `results` (a JSON object's text), also the response's fields.
     pub results: String,
+    /// The players whose rating changed: row id, current rating before and after (their
+    /// history).
+    pub history: Vec<(i64, f32, f32)>,
 }
 
 /// A season end's journal results and response fields.
@@ -164,16 +167,21 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
         }
     };
     let mut writes = Vec::new();
+    let mut history = Vec::new();
     let mut stored = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let state = pool.stored_player(i).ok_or_else(|| ApiError::internal("pool lost a player"))?;
         if state != row.state {
             writes.push((row.id, state));
         }
+        let (before, after) = (effective_rating(row.state.rating, offset), pool.rating(i).unwrap_or(state.rating));
+        if before.to_bits() != after.to_bits() {
+            history.push((row.id, before, after));
+        }
         stored.push(state.rating);
     }
     let zero_sum = zero_sum.map(|z| ZeroSum { offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), ..z });
-    Ok(EventOutcome { writes, zero_sum, decayed_through, standings, results })
+    Ok(EventOutcome { writes, zero_sum, decayed_through, standings, results, history })
 }
 
 /// The body of a season end's or decay's 200: `{"seq": N, "id": …, …results}` (`results`

@@ -304,6 +304,9 @@ pub struct Applied {
     pub players: Vec<PlayerView>,
     /// New stored states by row id.
     pub writes: Vec<(i64, PlayerState)>,
+    /// Each player's current rating before the match, in the match's order (for their
+    /// history; the rating after is in `players`).
+    pub before: Vec<f32>,
 }
 
 /// Applies a checked match to the locked rows (`rows` by name holds every player of the
@@ -352,8 +355,9 @@ pub fn apply_match(rules: &Rules, zero_sum: Option<&mut ZeroSum>, rows: &HashMap
         z.sum = sum;
         z.offset = zero_sum_offset(z.total, z.sum, z.players);
     }
+    let before = before.iter().map(|state| state.rating).collect();
     let players = names.iter().zip(after).map(|(name, state)| PlayerView { player: (*name).to_owned(), state }).collect();
-    Ok(Applied { players, writes })
+    Ok(Applied { players, writes, before })
 }
 
 /// The body of a match's 200: `{"seq": N, "players": [...]}`, built the same way for the

@@ -43,3 +43,19 @@ CREATE TABLE rate_buckets (
     at      DOUBLE PRECISION NOT NULL,
     granted DOUBLE PRECISION NOT NULL
 );
+
+-- Every ladder's player count (zero-sum ladders kept it already).
+UPDATE ladders SET players = (SELECT count(*) FROM players WHERE players.ladder_id = ladders.id);
+
+-- Each player's journal entries, for their history (rating before and after each).
+CREATE TABLE player_entries (
+    player_id     BIGINT NOT NULL REFERENCES players (id),
+    seq           BIGINT NOT NULL,
+    ladder_id     BIGINT NOT NULL,
+    rating_before REAL   NOT NULL,
+    rating_after  REAL   NOT NULL,
+    PRIMARY KEY (player_id, seq)
+);
+CREATE INDEX journal_by_kind ON journal (ladder_id, kind, seq);
+-- Annulled matches stay in the journal, marked.
+ALTER TABLE journal ADD COLUMN annulled BOOLEAN NOT NULL DEFAULT false;

@@ -32,3 +32,19 @@ CREATE TABLE season_records (
     wins        INTEGER NOT NULL,
     PRIMARY KEY (ladder_id, season, rank)
 );
+
+-- Every ladder's player count (zero-sum ladders kept it already).
+UPDATE ladders SET players = (SELECT count(*) FROM players WHERE players.ladder_id = ladders.id);
+
+-- Each player's journal entries, for their history (rating before and after each).
+CREATE TABLE player_entries (
+    player_id     INTEGER NOT NULL REFERENCES players (id),
+    seq           INTEGER NOT NULL,
+    ladder_id     INTEGER NOT NULL,
+    rating_before REAL    NOT NULL,
+    rating_after  REAL    NOT NULL,
+    PRIMARY KEY (player_id, seq)
+);
+CREATE INDEX journal_by_kind ON journal (ladder_id, kind, seq);
+-- Annulled matches stay in the journal, marked.
+ALTER TABLE journal ADD COLUMN annulled INTEGER NOT NULL DEFAULT 0;

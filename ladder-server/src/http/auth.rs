@@ -50,7 +50,11 @@ impl NeededScope for Admin {
 }
 
 /// A key authorized for `S` (no ladder in the path).
-pub struct KeyAccess<S>(PhantomData<S>);
+pub struct KeyAccess<S> {
+    /// The one ladder the key is limited to, if any.
+    pub only: Option<String>,
+    _scope: PhantomData<S>,
+}
 
 /// A key authorized for `S` on the path's ladder, whose name is valid (the ladder may not
 /// exist yet).
@@ -81,11 +85,14 @@ impl AppState {
     /// Checks the bearer key: known, not revoked, the secret's hash equal (constant time),
     /// a scope at least `needed`, limited to `ladder` if the key names one; then spends one
     /// request of the key's rate. Refused addresses are stopped before any lookup.
-    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<(), ApiError> {
+    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<KeyRecord, ApiError> {
         let address = client_address(parts);
         self.limits.check_address(address)?;
         match self.check_key(parts, needed, ladder).await {
-            Ok(id) => self.limits.spend(self.store.as_ref(), &id).await,
+            Ok((id, record)) => {
+                self.limits.spend(self.store.as_ref(), &id).await?;
+                Ok(record)
+            }
             Err(error) => {
                 if matches!(error.status.as_u16(), 401 | 403) {
                     self.limits.record_failure(address);
@@ -95,8 +102,9 @@ impl AppState {
         }
     }
 
-    /// The key's id when it may do this.
-    async fn check_key(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<String, ApiError> {
+    /// The key's id and record when it may do this (`ladder` `None`: a route without a
+    /// ladder, which any key may use).
+    async fn check_key(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<(String, KeyRecord), ApiError> {
         let value = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or("");
         // The scheme is case-insensitive (RFC 9110, 11.1).
         let token = match value.split_once(' ') {
@@ -112,12 +120,12 @@ impl AppState {
         if scope < needed {
             return Err(ApiError::forbidden(format!("this key's scope is {}; this needs {}", scope.as_str(), needed.as_str())));
         }
-        if let Some(only) = &record.ladder {
-            if ladder != Some(only.as_str()) {
+        if let (Some(only), Some(ladder)) = (&record.ladder, ladder) {
+            if ladder != only {
                 return Err(ApiError::forbidden(format!("this key is limited to ladder {only:?}")));
             }
         }
-        Ok(id.to_owned())
+        Ok((id.to_owned(), record))
     }
 
     /// A key's record, cached for [`KEY_CACHE`] (unknown ids too, so that guessing them
@@ -153,8 +161,8 @@ impl<S: NeededScope> FromRequestParts<Arc<AppState>> for KeyAccess<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, ApiError> {
-        state.authorize(parts, S::SCOPE, None).await?;
-        Ok(Self(PhantomData))
+        let record = state.authorize(parts, S::SCOPE, None).await?;
+        Ok(Self { only: record.ladder, _scope: PhantomData })
     }
 }
 

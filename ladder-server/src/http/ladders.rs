@@ -7,19 +7,51 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::put;
+use axum::routing::{get, put};
+use serde::Serialize;
 use axum::Router;
 use ranking_elo::team::{TeamRating, TeamSplit};
 use ranking_elo::{Config, Error as EngineError, Rules};
 
-use super::auth::{Admin, LadderName};
-use super::{body, detached, json, AppState};
+use super::auth::{Admin, KeyAccess, LadderAccess, LadderName, Read};
+use super::query::QueryParams;
+use super::{body, detached, json, json_ok, AppState};
 use crate::error::ApiError;
-use crate::store::{canonical_config, PutOutcome};
+use crate::store::{canonical_config, LadderSummary, PutOutcome};
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/v1/ladders/{ladder}", put(put_ladder))
+    Router::new().route("/v1/ladders", get(list)).route("/v1/ladders/{ladder}", put(put_ladder).get(describe))
+}
+
+/// `{"ladders": [...]}`.
+#[derive(Serialize)]
+struct Ladders {
+    ladders: Vec<LadderSummary>,
+}
+
+/// `GET /v1/ladders`: the ladders the key may see.
+async fn list(State(state): State<Arc<AppState>>, access: KeyAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    json_ok(&Ladders { ladders: state.store.ladders(access.only.as_deref()).await? })
+}
+
+/// A ladder as `GET /v1/ladders/{ladder}` shows it.
+#[derive(Serialize)]
+struct Description<'a> {
+    #[serde(flatten)]
+    summary: &'a LadderSummary,
+    /// The canonical configuration: `elo_config_from_json` / `EloRules.FromJson` of it gives
+    /// the server's rules exactly.
+    rules: &'a serde_json::value::RawValue,
+}
+
+async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let ladder = &access.ladder;
+    let summary = state.store.ladders(Some(&ladder.name)).await?.into_iter().next().ok_or_else(|| ApiError::not_found("unknown_ladder", format!("there is no ladder {:?}", ladder.name)))?;
+    let rules = serde_json::value::RawValue::from_string(ladder.config_json.clone()).map_err(|e| ApiError::internal(format!("stored configuration: {e}")))?;
+    json_ok(&Description { summary: &summary, rules: &rules })
 }
 
 /// Rules the API can serve: a report carries no member weights, so team rules that need

@@ -8,10 +8,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::post;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
 use axum::Router;
 
-use super::auth::{LadderAccess, Read, Report};
+use super::auth::{Admin, LadderAccess, Read, Report};
 use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
 use crate::error::ApiError;
@@ -19,7 +20,19 @@ use crate::model::MatchRequest;
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/v1/ladders/{ladder}/matches", post(report).get(journal))
+    Router::new().route("/v1/ladders/{ladder}/matches", post(report).get(journal)).route("/v1/ladders/{ladder}/export", get(export))
+}
+
+/// The journal's kinds (the `kind` filter).
+const KINDS: [&str; 5] = ["pair", "team", "free_for_all", "season_end", "decay"];
+
+/// A `kind` filter, checked.
+fn kind_filter(query: &QueryParams) -> Result<Option<String>, ApiError> {
+    match query.text("kind") {
+        None => Ok(None),
+        Some(kind) if KINDS.contains(&kind) => Ok(Some(kind.to_owned())),
+        Some(other) => Err(ApiError::bad_request(format!("kind must be one of {} (got {other:?})", KINDS.join(", ")))),
+    }
 }
 
 async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
@@ -31,8 +44,48 @@ async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>
 }
 
 async fn journal(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
-    let query = query.only(&["after", "limit"])?;
+    let query = query.only(&["after", "limit", "kind"])?;
     let after = query.number("after", 0, 0..=i64::MAX)?;
     let limit = query.number("limit", 100, 1..=1000)?;
-    json_ok(&state.store.journal(&access.ladder, after, limit).await?)
+    let kind = kind_filter(query)?;
+    json_ok(&state.store.journal(&access.ladder, after, limit, kind.as_deref()).await?)
+}
+
+/// The whole journal as NDJSON (one entry per line, as `GET …/matches` shows them),
+/// streamed page by page: the server holds one page at a time.
+async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let store = Arc::clone(&state.store);
+    let ladder = access.ladder;
+    // (after, finished, waited for a held-back entry since)
+    let pages = futures_util::stream::unfold((0i64, false, None::<std::time::Instant>), move |(after, finished, held)| {
+        let (store, ladder) = (Arc::clone(&store), Arc::clone(&ladder));
+        async move {
+            if finished {
+                return None;
+            }
+            let page = match store.journal(&ladder, after, 1000, None).await {
+                Ok(page) => page,
+                Err(error) => return Some((Err(std::io::Error::other(error.to_string())), (after, true, None))),
+            };
+            let Some(last) = page.entries.last().map(|e| e.seq) else {
+                if page.pending && held.is_none_or(|since| since.elapsed() < std::time::Duration::from_secs(30)) {
+                    // Entries held back until lower seqs commit: wait for them.
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    return Some((Ok(Vec::new()), (after, false, Some(held.unwrap_or_else(std::time::Instant::now)))));
+                }
+                return None;
+            };
+            let mut text = Vec::new();
+            for entry in &page.entries {
+                if serde_json::to_writer(&mut text, entry).is_err() {
+                    return Some((Err(std::io::Error::other("an entry does not serialize")), (after, true, None)));
+                }
+                text.push(b'\n');
+            }
+            Some((Ok(text), (last, false, None)))
+        }
+    });
+    let body = axum::body::Body::from_stream(pages);
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
 }

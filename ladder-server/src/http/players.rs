@@ -13,17 +13,46 @@ use super::query::QueryParams;
 use super::{json_ok, AppState};
 use crate::error::ApiError;
 use crate::model::check_name;
-use crate::store::BoardEntry;
+use crate::store::{BoardEntry, HistoryEntry};
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/v1/ladders/{ladder}/players/{player}", get(player)).route("/v1/ladders/{ladder}/leaderboard", get(leaderboard))
+    Router::new()
+        .route("/v1/ladders/{ladder}/players/{player}", get(player))
+        .route("/v1/ladders/{ladder}/players/{player}/matches", get(history))
+        .route("/v1/ladders/{ladder}/leaderboard", get(leaderboard))
+}
+
+/// The path's `{player}`, checked.
+fn path_player(params: &RawPathParams) -> Result<String, ApiError> {
+    let player = params.iter().find(|(name, _)| *name == "player").map(|(_, value)| value.to_owned()).unwrap_or_default();
+    check_name(&player, "player")?;
+    Ok(player)
+}
+
+/// `{"entries": [...], "before": SEQ}`: `before` is the seq to ask for the next (older)
+/// page with, absent at the end.
+#[derive(Serialize)]
+struct History {
+    entries: Vec<HistoryEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    before: Option<i64>,
+}
+
+async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
+    let query = query.only(&["before", "limit"])?;
+    let before = query.text("before").map(|_| query.number("before", 0, 1..=i64::MAX)).transpose()?;
+    let limit = query.number("limit", 20, 1..=1000)?;
+    let player = path_player(&params)?;
+    let ladder = &access.ladder;
+    let entries = state.store.history(ladder, &player, before, limit).await?.ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
+    let before = (i64::try_from(entries.len()).unwrap_or(0) == limit).then(|| entries.last().map(|e| e.seq)).flatten();
+    json_ok(&History { entries, before })
 }
 
 async fn player(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     query.only(&[])?;
-    let player = params.iter().find(|(name, _)| *name == "player").map(|(_, value)| value.to_owned()).unwrap_or_default();
-    check_name(&player, "player")?;
+    let player = path_player(&params)?;
     let ladder = &access.ladder;
     let found = state.store.player(ladder, &player).await?.ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
     json_ok(&found)
@@ -36,9 +65,24 @@ struct Entries<T> {
 }
 
 async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
-    let query = query.only(&["limit", "offset"])?;
+    let query = query.only(&["limit", "offset", "around"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
-    let offset = query.number("offset", 0, 0..=100_000_000)?;
-    let entries: Vec<BoardEntry> = state.store.leaderboard(&access.ladder, limit, offset).await?;
+    let entries: Vec<BoardEntry> = match query.text("around") {
+        Some(player) => {
+            if query.text("offset").is_some() {
+                return Err(ApiError::bad_request("around and offset cannot be combined"));
+            }
+            check_name(player, "player")?;
+            state
+                .store
+                .around(&access.ladder, player, limit)
+                .await?
+                .ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", access.ladder.name)))?
+        }
+        None => {
+            let offset = query.number("offset", 0, 0..=100_000_000)?;
+            state.store.leaderboard(&access.ladder, limit, offset).await?
+        }
+    };
     json_ok(&Entries { entries })
 }

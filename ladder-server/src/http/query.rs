@@ -42,6 +42,12 @@ impl QueryParams {
         Ok(self)
     }
 
+    /// A parameter's text, when given.
+    #[must_use]
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
     /// A whole number within `range`, `default` when absent.
     ///
     /// # Errors

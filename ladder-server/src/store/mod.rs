@@ -176,6 +176,39 @@ pub struct SeasonSummary {
     pub seq: i64,
 }
 
+/// A ladder in the list of ladders and in its own description.
+#[derive(Debug, Clone, Serialize)]
+pub struct LadderSummary {
+    /// Name.
+    pub name: String,
+    /// Players who have joined.
+    pub players: i64,
+    /// The `seq` of its newest journal entry (0 when none).
+    pub last_seq: i64,
+    /// The current season (the first is 1).
+    pub season: i64,
+}
+
+/// One line of a player's history (`GET …/players/{player}/matches`).
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryEntry {
+    /// The journal entry.
+    pub seq: i64,
+    /// `pair`, `team`, `free_for_all`, `season_end` or `decay`.
+    pub kind: String,
+    /// The match's or event's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Server time, Unix seconds.
+    pub time: f64,
+    /// The player's current rating before the entry.
+    pub rating_before: f32,
+    /// The player's rating after it (for a match: the engine's result).
+    pub rating_after: f32,
+    /// Whether the match was annulled (it then counts for nothing).
+    pub annulled: bool,
+}
+
 /// What both databases do. Every write is one transaction: committed whole before its
 /// answer, or not at all.
 pub trait LadderStore: Send + Sync {
@@ -190,9 +223,17 @@ pub trait LadderStore: Send + Sync {
     fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>>;
     /// `limit` leaderboard lines from rank `offset + 1`.
     fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>>;
-    /// Journal entries after `after`, in `seq` order: at most `limit`, and no more than
-    /// [`JOURNAL_PAGE_BYTES`] of stored text (at least one entry).
-    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage>;
+    /// Journal entries after `after` (of one `kind` when given), in `seq` order: at most
+    /// `limit`, and no more than [`JOURNAL_PAGE_BYTES`] of stored text (at least one entry).
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
+    /// The ladders, or only `only`.
+    fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>>;
+    /// A player's journal entries before `before` (all when `None`), newest first, at most
+    /// `limit`; `None` for an unknown player.
+    fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>>;
+    /// Up to `limit` leaderboard lines centred on `player` (fewer at the ends), with exact
+    /// ranks from one snapshot; `None` for an unknown player.
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;
     /// Ends the season (standings kept, then the soft reset) or applies decay, atomically,
     /// once per id; returns the 200 body.
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String>;

@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, HistoryEntry, LadderSummary, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::ApiError;
@@ -224,22 +224,31 @@ impl LadderStore for SqliteStore {
         }))
     }
 
-    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage> {
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
         let id = ladder.id;
+        let kind = kind.map(str::to_owned);
         Box::pin(self.read(move |c| {
             // The sizes first (one more than asked, to know whether more exist), then only
             // the entries that fit on the page.
-            let sizes: Vec<(i64, i64)> = c
-                .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?
-                .query_map(params![id, after, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
+            let sizes: Vec<(i64, i64)> = match &kind {
+                None => c
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?
+                    .query_map(params![id, after, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?,
+                Some(kind) => c
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq > ?2 ORDER BY seq LIMIT ?3")?
+                    .query_map(params![id, after, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?,
+            };
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let Some(&(last, _)) = sizes[..fits].last() else {
                 return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
             };
-            let mut statement = c.prepare_cached("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq")?;
-            let rows = statement.query_map(params![id, after, last], |r| {
+            let mut statement = c.prepare_cached(
+                "SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY seq",
+            )?;
+            let rows = statement.query_map(params![id, after, last, kind], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, f64>(3)?, r.get::<_, String>(4)?, r.get::<_, String>(5)?, r.get::<_, String>(6)?))
             })?;
             let mut entries = Vec::with_capacity(fits);
@@ -253,6 +262,104 @@ impl LadderStore for SqliteStore {
 
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
         Box::pin(self.write(move |c| ladder_event(c, &ladder, &request)))
+    }
+
+    fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>> {
+        let only = only.map(str::to_owned);
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare_cached(
+                "SELECT l.name, l.players, l.season, (SELECT coalesce(max(j.seq), 0) FROM journal j WHERE j.ladder_id = l.id) FROM ladders l \
+                 WHERE ?1 IS NULL OR l.name = ?1 ORDER BY l.name",
+            )?;
+            let rows = statement.query_map(params![only], |r| Ok(LadderSummary { name: r.get(0)?, players: r.get(1)?, season: r.get(2)?, last_seq: r.get(3)? }))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>> {
+        let (ladder_id, player) = (ladder.id, player.to_owned());
+        Box::pin(self.read(move |c| {
+            let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, player], |r| r.get(0)).optional()?;
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let mut statement = c.prepare_cached(
+                "SELECT e.seq, j.kind, j.match_id, j.time, e.rating_before, e.rating_after, j.annulled FROM player_entries e JOIN journal j ON j.seq = e.seq \
+                 WHERE e.player_id = ?1 AND e.seq < ?2 ORDER BY e.seq DESC LIMIT ?3",
+            )?;
+            #[allow(clippy::cast_possible_truncation)]
+            let rows = statement.query_map(params![id, before.unwrap_or(i64::MAX), limit], |r| {
+                Ok(HistoryEntry {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    id: r.get(2)?,
+                    time: r.get(3)?,
+                    rating_before: r.get::<_, f64>(4)? as f32,
+                    rating_after: r.get::<_, f64>(5)? as f32,
+                    annulled: r.get(6)?,
+                })
+            })?;
+            Ok(Some(rows.collect::<Result<_, _>>()?))
+        }))
+    }
+
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
+        let (ladder_id, zero_sum_total, player) = (ladder.id, ladder.zero_sum_total(), player.to_owned());
+        Box::pin(self.read(move |c| {
+            let found: Option<(i64, f64)> =
+                c.prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+            let Some((id, rating)) = found else {
+                return Ok(None);
+            };
+            let offset = zero_sum(c, ladder_id, zero_sum_total)?.map_or(0.0, |z| z.offset);
+            let better: i64 = c
+                .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
+                .query_row(params![ladder_id, rating, id], |r| r.get(0))?;
+            let above_wanted = (limit - 1) / 2;
+            let line = |r: &rusqlite::Row<'_>| -> Result<(String, f64, i64), rusqlite::Error> { Ok((r.get(0)?, r.get(1)?, r.get(2)?)) };
+            // The players just above, nearest first: the same rating with a lower id, then higher ratings.
+            let mut above: Vec<(String, f64, i64)> = c
+                .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4")?
+                .query_map(params![ladder_id, rating, id, above_wanted], line)?
+                .collect::<Result<_, _>>()?;
+            let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
+            if more > 0 {
+                let higher: Vec<(String, f64, i64)> = c
+                    .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating > ?2 ORDER BY rating ASC, id DESC LIMIT ?3")?
+                    .query_map(params![ladder_id, rating, more], line)?
+                    .collect::<Result<_, _>>()?;
+                above.extend(higher);
+            }
+            above.reverse();
+            let below_wanted = limit - above_wanted;
+            // The player and those just below: the same rating with a higher id, then lower ratings.
+            let mut below: Vec<(String, f64, i64)> = c
+                .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id >= ?3 ORDER BY id LIMIT ?4")?
+                .query_map(params![ladder_id, rating, id, below_wanted], line)?
+                .collect::<Result<_, _>>()?;
+            let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
+            if more > 0 {
+                let lower: Vec<(String, f64, i64)> = c
+                    .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating < ?2 ORDER BY rating DESC, id LIMIT ?3")?
+                    .query_map(params![ladder_id, rating, more], line)?
+                    .collect::<Result<_, _>>()?;
+                below.extend(lower);
+            }
+            let first_rank = better + 1 - i64::try_from(above.len()).unwrap_or(0);
+            #[allow(clippy::cast_possible_truncation)]
+            let entries = above
+                .into_iter()
+                .chain(below)
+                .enumerate()
+                .map(|(i, (player, rating, league))| BoardEntry {
+                    rank: first_rank + i as i64,
+                    player,
+                    rating: ranking_elo::pool::effective_rating(rating as f32, offset),
+                    league: u32::try_from(league).unwrap_or(0),
+                })
+                .collect();
+            Ok(Some(entries))
+        }))
     }
 
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
@@ -525,9 +632,16 @@ fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<Str
             i64::try_from(z.players).unwrap_or(i64::MAX)
         ])?;
     }
+    if zero_sum.is_none() && !joined.is_empty() {
+        c.prepare_cached("UPDATE ladders SET players = players + ?2 WHERE id = ?1")?.execute(params![ladder.id, i64::try_from(joined.len()).unwrap_or(i64::MAX)])?;
+    }
     let results = model::results_json(&applied.players);
     let joined = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined, results: results.clone() })?;
+    let mut history = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for ((view, before), name) in applied.players.iter().zip(&applied.before).zip(request.players()) {
+        history.execute(params![rows[name].id, seq, ladder.id, f64::from(*before), f64::from(view.state.rating)])?;
+    }
     crate::telemetry::record_matches(1);
     Ok(model::match_response(seq, &results))
 }
@@ -562,6 +676,10 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
     }
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, outcome.decayed_through])?;
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() })?;
+    let mut history = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for (player, before, after) in &outcome.history {
+        history.execute(params![player, seq, ladder.id, f64::from(*before), f64::from(*after)])?;
+    }
     if request.event == crate::events::LadderEvent::SeasonEnd {
         c.execute(
             "INSERT INTO seasons (ladder_id, season, ended, players, seq) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -445,7 +445,24 @@ pub fn call(address: &str, method: &str, path: &str, key: Option<&str>, body: Op
     let text = String::from_utf8_lossy(&response);
     let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| std::io::Error::other(format!("no HTTP response: {text:?}")))?;
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| std::io::Error::other(format!("bad status line: {head:?}")))?;
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        return Ok((status, dechunk(body)?));
+    }
     Ok((status, body.to_owned()))
+}
+
+/// A chunked body's content.
+fn dechunk(mut rest: &str) -> std::io::Result<String> {
+    let mut out = String::new();
+    loop {
+        let (size, after) = rest.split_once("\r\n").ok_or_else(|| std::io::Error::other("a chunk without its size line"))?;
+        let size = usize::from_str_radix(size.trim(), 16).map_err(|e| std::io::Error::other(format!("chunk size {size:?}: {e}")))?;
+        if size == 0 {
+            return Ok(out);
+        }
+        out.push_str(after.get(..size).ok_or_else(|| std::io::Error::other("a short chunk"))?);
+        rest = after.get(size + 2..).ok_or_else(|| std::io::Error::other("a chunk without its end"))?;
+    }
 }
 
 /// The headers of a response (for Retry-After).

@@ -11,6 +11,7 @@ on_both!(
     the_journal_replays_to_every_stored_state_bit_for_bit,
     zero_sum_ladders_keep_their_total_through_one_row,
     journal_pages_are_bounded_by_size,
+    the_journal_is_filtered_by_kind_and_exported,
 );
 
 fn the_journal_replays_to_every_stored_state_bit_for_bit(backend: Backend) {
@@ -280,4 +281,34 @@ impl Drop for HeldTransaction {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `kind` filters the journal; the export is the whole journal as NDJSON, entry for entry.
+fn the_journal_is_filtered_by_kind_and_exported(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("rich", RICH_RULES);
+    let mut rng = Lcg(9);
+    for i in 0..40 {
+        app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 10, true)));
+        if i % 15 == 14 {
+            app.ok("POST", "/v1/ladders/rich/seasons/end", &app.admin, Some(&format!(r#"{{"id":"s{i}"}}"#)));
+        }
+    }
+    let all = helpers::journal(&app, "rich");
+    let ends = app.ok("GET", "/v1/ladders/rich/matches?kind=season_end", &app.read, None);
+    let expected: Vec<&Value> = all.iter().filter(|e| e["kind"] == "season_end").collect();
+    assert_eq!(ends["entries"].as_array().unwrap().iter().collect::<Vec<_>>(), expected);
+    assert_eq!(expected.len(), 2);
+    let after = expected[0]["seq"].as_i64().unwrap();
+    let later = app.ok("GET", &format!("/v1/ladders/rich/matches?kind=season_end&after={after}"), &app.read, None);
+    assert_eq!(later["entries"].as_array().unwrap().len(), 1);
+    let pairs = app.ok("GET", "/v1/ladders/rich/matches?kind=pair&limit=1000", &app.read, None);
+    assert!(pairs["entries"].as_array().unwrap().iter().all(|e| e["kind"] == "pair"));
+    assert_eq!(app.call("GET", "/v1/ladders/rich/matches?kind=nonsense", &app.read, None).0, 400);
+    // The export: admin only, every entry once, as the journal shows it.
+    assert_eq!(app.call("GET", "/v1/ladders/rich/export", &app.read, None).0, 403);
+    let (status, text) = app.call("GET", "/v1/ladders/rich/export", &app.admin, None);
+    assert_eq!(status, 200);
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("one JSON entry per line")).collect();
+    assert_eq!(lines, all);
 }

@@ -1,11 +1,12 @@
 //! Ladders: created once with their rules.
 
-use crate::helpers::{Backend, TestApp};
-use crate::RULES;
+use crate::helpers::{self, Backend, TestApp};
+use crate::{RICH_RULES, RULES};
 
 on_both!(
     ladders_are_created_once_with_their_rules,
     rules_that_reports_cannot_satisfy_are_refused,
+    ladders_are_listed_and_described_with_their_rules,
 );
 
 fn ladders_are_created_once_with_their_rules(backend: Backend) {
@@ -51,4 +52,39 @@ fn rules_that_reports_cannot_satisfy_are_refused(backend: Backend) {
         let body = format!(r#"{{"id":"{name}","a":"x","b":"y","score_a":1}}"#);
         assert_eq!(app.call("POST", "/v1/ladders/main/matches", &app.report, Some(&body)).0, 422);
     }
+}
+
+/// `GET /v1/ladders` lists what the key may see; `GET /v1/ladders/{ladder}` gives the rules
+/// a client previews with: `Config::from_json` of them is the server's configuration.
+fn ladders_are_listed_and_described_with_their_rules(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("b-rich", RICH_RULES);
+    app.put_ladder("a-plain", RULES);
+    app.put_ladder("c-empty", RULES);
+    for i in 0..3 {
+        app.ok("POST", "/v1/ladders/b-rich/matches", &app.report, Some(&format!(r#"{{"id":"m{i}","a":"p{i}","b":"q{i}","score_a":1}}"#)));
+    }
+    app.ok("POST", "/v1/ladders/a-plain/matches", &app.report, Some(r#"{"id":"x","team_a":["t1","t2"],"team_b":["t3"],"score_a":0.5}"#));
+    app.ok("POST", "/v1/ladders/b-rich/seasons/end", &app.admin, Some(r#"{"id":"s1"}"#));
+    let list = app.ok("GET", "/v1/ladders", &app.read, None);
+    let names: Vec<&str> = list["ladders"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["a-plain", "b-rich", "c-empty"]);
+    let rich = &list["ladders"][1];
+    assert_eq!((rich["players"].as_i64(), rich["season"].as_i64()), (Some(6), Some(2)));
+    let journal = helpers::journal(&app, "b-rich");
+    assert_eq!(rich["last_seq"].as_i64(), journal.last().unwrap()["seq"].as_i64());
+    assert_eq!((list["ladders"][0]["players"].as_i64(), list["ladders"][2]["players"].as_i64(), list["ladders"][2]["last_seq"].as_i64()), (Some(3), Some(0), Some(0)));
+    // A key limited to one ladder sees that one.
+    let limited = helpers::key(&app.server.database, "read", Some("c-empty"));
+    let seen = app.ok("GET", "/v1/ladders", &limited, None);
+    assert_eq!(seen["ladders"].as_array().unwrap().len(), 1);
+    assert_eq!(seen["ladders"][0]["name"], "c-empty");
+    // The description: the rules as a JSON object that is the server's configuration.
+    let described = app.ok("GET", "/v1/ladders/b-rich", &app.read, None);
+    assert_eq!((described["name"].as_str(), described["players"].as_i64(), described["season"].as_i64()), (Some("b-rich"), Some(6), Some(2)));
+    let rules = ranking_elo::Config::from_json(&described["rules"].to_string()).expect("the rules parse");
+    let expected = ranking_elo::Config::from_json(RICH_RULES).unwrap();
+    assert_eq!(rules.config().to_json(), expected.config().to_json());
+    assert_eq!(app.call("GET", "/v1/ladders/b-rich", &limited, None).0, 403);
+    assert_eq!(app.call("GET", "/v1/ladders/nope", &app.read, None).0, 404);
 }

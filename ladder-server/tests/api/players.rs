@@ -6,6 +6,7 @@ use crate::RULES;
 on_both!(
     leaderboard_pages_and_ranks,
     ties_follow_the_journals_joining_order,
+    around_a_player_and_history,
 );
 
 fn leaderboard_pages_and_ranks(backend: Backend) {
@@ -69,4 +70,65 @@ fn ties_follow_the_journals_joining_order(backend: Backend) {
     let rank = app.ok("GET", &format!("/v1/ladders/ties/players/{}", joined[17]), &app.read, None);
     assert_eq!(rank["rank"].as_i64(), Some(18));
     drop(second);
+}
+
+/// `around` gives the lines centred on a player with the ranks `offset` pages give; a
+/// player's history lists their entries newest first, each rating after equal to the next
+/// one's rating before, paged by `before`.
+fn around_a_player_and_history(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("main", crate::RICH_RULES);
+    let mut rng = crate::Lcg(21);
+    for i in 0..60 {
+        app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(&crate::random_match(&mut rng, &format!("m{i}"), 15, true)));
+        if i == 30 {
+            app.ok("POST", "/v1/ladders/main/seasons/end", &app.admin, Some(r#"{"id":"s"}"#));
+        }
+    }
+    let board = app.ok("GET", "/v1/ladders/main/leaderboard?limit=1000", &app.read, None)["entries"].as_array().unwrap().clone();
+    assert_eq!(board.len(), 15);
+    for (i, line) in board.iter().enumerate() {
+        let player = line["player"].as_str().unwrap();
+        let around = app.ok("GET", &format!("/v1/ladders/main/leaderboard?around={player}&limit=5"), &app.read, None)["entries"].as_array().unwrap().clone();
+        let start = i.saturating_sub(2);
+        let expected = &board[start..(i + 3).min(board.len())];
+        assert_eq!(around, expected, "around {player} (rank {})", i + 1);
+    }
+    assert_eq!(app.call("GET", "/v1/ladders/main/leaderboard?around=ghost", &app.read, None).0, 404);
+    assert_eq!(app.call("GET", "/v1/ladders/main/leaderboard?around=p1&offset=3", &app.read, None).0, 400);
+    // History.
+    let journal = helpers::journal(&app, "main");
+    for line in &board {
+        let player = line["player"].as_str().unwrap();
+        let mut entries = Vec::new();
+        let mut query = String::new();
+        loop {
+            let page = app.ok("GET", &format!("/v1/ladders/main/players/{player}/matches?limit=4{query}"), &app.read, None);
+            entries.extend(page["entries"].as_array().unwrap().clone());
+            match page["before"].as_i64() {
+                Some(before) => query = format!("&before={before}"),
+                None => break,
+            }
+        }
+        let seqs: Vec<i64> = entries.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+        assert!(seqs.windows(2).all(|w| w[0] > w[1]), "newest first: {seqs:?}");
+        // Every match the player played is there, with the journal's result.
+        let played: Vec<&serde_json::Value> = journal.iter().filter(|e| e["results"].as_array().is_some_and(|r| r.iter().any(|p| p["player"] == player))).collect();
+        for entry in &played {
+            let line = entries.iter().find(|e| e["seq"] == entry["seq"]).unwrap_or_else(|| panic!("{player}: seq {} missing", entry["seq"]));
+            let result = entry["results"].as_array().unwrap().iter().find(|p| p["player"] == player).unwrap();
+            assert_eq!(line["rating_after"], result["rating"]);
+            assert_eq!((line["kind"].as_str(), line["annulled"].as_bool()), (entry["kind"].as_str(), Some(false)));
+        }
+        // The season end moved everybody: one line more.
+        assert_eq!(entries.len(), played.len() + 1, "{player}");
+        // Chained: each line starts where the previous (older) one ended.
+        for pair in entries.windows(2) {
+            assert_eq!(pair[0]["rating_before"], pair[1]["rating_after"], "{player}: {pair:?}");
+        }
+        let current = app.ok("GET", &format!("/v1/ladders/main/players/{player}"), &app.read, None);
+        assert_eq!(entries[0]["rating_after"], current["rating"]);
+    }
+    assert_eq!(app.call("GET", "/v1/ladders/main/players/ghost/matches", &app.read, None).0, 404);
+    assert_eq!(app.call("GET", "/v1/ladders/main/players/p1/matches?before=0", &app.read, None).0, 400);
 }

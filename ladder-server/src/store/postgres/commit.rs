@@ -268,6 +268,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         )
         .await?;
     let append = conn.prepare(APPEND).await?;
+    let count_players = conn.prepare("UPDATE ladders l SET players = l.players + u.joined FROM unnest($1::bigint[], $2::bigint[]) AS u(id, joined) WHERE l.id = u.id").await?;
     let c = &conn.client;
 
     // Round trip 1.
@@ -377,6 +378,10 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let mut entries: Vec<(usize, NewEntry<'_>)> = Vec::new();
     let mut joining = Columns::default();
     let mut joining_keys: Vec<(i64, String)> = Vec::new();
+    // New players: the entry (1-based) they joined with and their position in its list.
+    let mut joined_at: HashMap<(i64, String), (i64, i64)> = HashMap::new();
+    let mut journal = EntryColumns::default();
+    let mut joins_by_ladder: HashMap<i64, i64> = HashMap::new();
     for &i in &active {
         if outcomes[i].is_some() {
             continue;
@@ -409,15 +414,28 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
                 if let Some(z) = zero_sum {
                     zero_sums.insert(ladder.id, z);
                 }
-                let entry = entries.len() + 1;
+                let entry = i64::try_from(entries.len() + 1).unwrap_or(i64::MAX);
                 for (position, name) in joined.iter().enumerate() {
+                    let position = i64::try_from(position).unwrap_or(i64::MAX);
                     joining_keys.push((ladder.id, name.clone()));
-                    joining.entries.push(i64::try_from(entry).unwrap_or(i64::MAX));
-                    joining.positions.push(i64::try_from(position).unwrap_or(i64::MAX));
+                    joining.entries.push(entry);
+                    joining.positions.push(position);
+                    joined_at.insert((ladder.id, name.clone()), (entry, position));
+                }
+                if ladder.zero_sum_total().is_none() && !joined.is_empty() {
+                    *joins_by_ladder.entry(ladder.id).or_insert(0) += i64::try_from(joined.len()).unwrap_or(i64::MAX);
                 }
                 let results = model::results_json(&applied.players);
-                let joined = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
-                entries.push((i, NewEntry { ladder: ladder.id, id: &pending.request.id, kind: pending.request.game.kind(), inputs: &pending.inputs, time: now, joined, results }));
+                let joined_text = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
+                let new_entry = NewEntry { ladder: ladder.id, id: &pending.request.id, kind: pending.request.game.kind(), inputs: &pending.inputs, time: now, joined: joined_text, results };
+                journal.push(&new_entry);
+                for ((view, before), name) in applied.players.iter().zip(&applied.before).zip(pending.request.players()) {
+                    let key = (ladder.id, name.to_owned());
+                    let id = slots.get(&key).and_then(|slot| slot.id);
+                    let join = if id.is_some() { (0, 0) } else { joined_at.get(&key).copied().unwrap_or((0, 0)) };
+                    journal.push_history(ladder.id, id, join, *before, view.state.rating);
+                }
+                entries.push((i, new_entry));
             }
             Err(error) => outcomes[i] = Some(Outcome::Answer(Err(error))),
         }
@@ -452,14 +470,12 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         zero_sum_texts.push(z.sum_text());
         zero_sum_players.push(i64::try_from(z.players).unwrap_or(i64::MAX));
     }
-    let mut journal = EntryColumns::default();
-    for (_, entry) in &entries {
-        journal.push(entry);
-    }
+    let (count_ladders, count_joins): (Vec<i64>, Vec<i64>) = joins_by_ladder.into_iter().unzip();
     let update_params = updates.update_params();
     let zero_sum_write_params: [&(dyn ToSql + Sync); 4] = [&zero_sum_ids, &zero_sum_offsets, &zero_sum_texts, &zero_sum_players];
     let append_params = journal.params(&joining);
-    let (updated, zero_sum_updated, savepoint, appended, committed) = tokio::join!(
+    let count_params: [&(dyn ToSql + Sync); 2] = [&count_ladders, &count_joins];
+    let (updated, zero_sum_updated, counted, savepoint, appended, committed) = tokio::join!(
         async {
             if updates.is_empty() {
                 Ok(0)
@@ -474,12 +490,20 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
                 c.execute(&update_zero_sum, &zero_sum_write_params).await
             }
         },
+        async {
+            if count_ladders.is_empty() {
+                Ok(0)
+            } else {
+                c.execute(&count_players, &count_params).await
+            }
+        },
         c.batch_execute(HORIZON),
         c.query(&append, &append_params),
         c.batch_execute("COMMIT"),
     );
     updated?;
     zero_sum_updated?;
+    counted?;
     savepoint?;
     let appended = appended?;
     // A failed statement above turned COMMIT into a rollback and was reported first.

@@ -28,7 +28,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::database_url::{PgSettings, TlsMode};
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, HistoryEntry, LadderSummary, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::{describe_postgres, ApiError};
@@ -280,24 +280,38 @@ impl LadderStore for PgStore {
         })
     }
 
-    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, JournalPage> {
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             // The sizes first (one more than asked, to know whether more exist) with what
             // says whether each entry is settled, then only the entries that fit on the
             // page; both in one snapshot.
-            let sizes_statement = conn
+            let sizes_statement = match kind {
+                None => {
+                    conn.prepare(
+                        "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon, $4::text AS kind \
+                         FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                    )
+                    .await?
+                }
+                Some(_) => {
+                    conn.prepare(
+                        "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon, kind \
+                         FROM journal WHERE ladder_id = $1 AND kind = $4 AND seq > $2 ORDER BY seq LIMIT $3",
+                    )
+                    .await?
+                }
+            };
+            let entries_statement = conn
                 .prepare(
-                    "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon \
-                     FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                    "SELECT seq, kind, match_id, time, inputs, joined, results FROM journal \
+                     WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq",
                 )
                 .await?;
-            let entries_statement =
-                conn.prepare("SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq").await?;
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result = async {
-                let rows = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1)]).await?;
+                let rows = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1), &kind]).await?;
                 // Entries up to the first one not settled (a lower seq may still commit).
                 let settled_rows = rows.iter().take_while(|r| settled(r.get("xmin"), r.get("horizon"))).count();
                 let pending = settled_rows < rows.len();
@@ -307,7 +321,7 @@ impl LadderStore for PgStore {
                 let Some(&(last, _)) = sizes[..fits].last() else {
                     return Ok(JournalPage { entries: Vec::new(), pending, more: pending });
                 };
-                let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last]).await?;
+                let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
                 for row in found {
                     entries.push(journal_entry(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6))?);
@@ -341,6 +355,110 @@ impl LadderStore for PgStore {
                     }
                 }
             }
+        })
+    }
+
+    fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn
+                .prepare(
+                    "SELECT l.name, l.players, l.season, coalesce((SELECT max(j.seq) FROM journal j WHERE j.ladder_id = l.id), 0) AS last_seq \
+                     FROM ladders l WHERE $1::text IS NULL OR l.name = $1 ORDER BY l.name",
+                )
+                .await?;
+            let rows = conn.client.query(&statement, &[&only]).await?;
+            Ok(rows.iter().map(|r| LadderSummary { name: r.get("name"), players: r.get("players"), season: r.get("season"), last_seq: r.get("last_seq") }).collect())
+        })
+    }
+
+    fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let find = conn.prepare("SELECT id FROM players WHERE ladder_id = $1 AND name = $2").await?;
+            let lines = conn
+                .prepare(
+                    "SELECT e.seq, j.kind, j.match_id, j.time, e.rating_before, e.rating_after, j.annulled FROM player_entries e JOIN journal j ON j.seq = e.seq \
+                     WHERE e.player_id = $1 AND e.seq < $2 ORDER BY e.seq DESC LIMIT $3",
+                )
+                .await?;
+            let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player]).await? else {
+                return Ok(None);
+            };
+            let id: i64 = row.get(0);
+            let rows = conn.client.query(&lines, &[&id, &before.unwrap_or(i64::MAX), &limit]).await?;
+            Ok(Some(
+                rows.iter()
+                    .map(|r| HistoryEntry {
+                        seq: r.get(0),
+                        kind: r.get(1),
+                        id: r.get(2),
+                        time: r.get(3),
+                        rating_before: r.get(4),
+                        rating_after: r.get(5),
+                        annulled: r.get(6),
+                    })
+                    .collect(),
+            ))
+        })
+    }
+
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let find = conn
+                .prepare(
+                    "SELECT p.id, p.rating, l.zero_sum_offset, \
+                     (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating) \
+                     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id) AS better \
+                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
+                )
+                .await?;
+            let same_above = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 ORDER BY id DESC LIMIT $4").await?;
+            let higher = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating > $2 ORDER BY rating ASC, id DESC LIMIT $3").await?;
+            let same_below = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating = $2 AND id >= $3 ORDER BY id LIMIT $4").await?;
+            let lower = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating < $2 ORDER BY rating DESC, id LIMIT $3").await?;
+            // One snapshot for the rank and the lines.
+            conn.in_transaction = true;
+            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+            let result: Result<Option<Vec<BoardEntry>>, ApiError> = async {
+                let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player]).await? else {
+                    return Ok(None);
+                };
+                let (id, rating, offset, better): (i64, f32, f64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3));
+                let line = |r: &tokio_postgres::Row| (r.get::<_, String>(0), r.get::<_, f32>(1), r.get::<_, i64>(2));
+                let above_wanted = (limit - 1) / 2;
+                let mut above: Vec<(String, f32, i64)> = conn.client.query(&same_above, &[&ladder.id, &rating, &id, &above_wanted]).await?.iter().map(line).collect();
+                let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
+                if more > 0 {
+                    above.extend(conn.client.query(&higher, &[&ladder.id, &rating, &more]).await?.iter().map(line));
+                }
+                above.reverse();
+                let below_wanted = limit - above_wanted;
+                let mut below: Vec<(String, f32, i64)> = conn.client.query(&same_below, &[&ladder.id, &rating, &id, &below_wanted]).await?.iter().map(line).collect();
+                let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
+                if more > 0 {
+                    below.extend(conn.client.query(&lower, &[&ladder.id, &rating, &more]).await?.iter().map(line));
+                }
+                let first_rank = better + 1 - i64::try_from(above.len()).unwrap_or(0);
+                Ok(Some(
+                    above
+                        .into_iter()
+                        .chain(below)
+                        .enumerate()
+                        .map(|(i, (player, rating, league))| BoardEntry {
+                            rank: first_rank + i as i64,
+                            player,
+                            rating: ranking_elo::pool::effective_rating(rating, offset),
+                            league: u32::try_from(league).unwrap_or(0),
+                        })
+                        .collect(),
+                ))
+            }
+            .await;
+            conn.client.batch_execute("COMMIT").await?;
+            conn.in_transaction = false;
+            result
         })
     }
 
@@ -574,7 +692,10 @@ const UPDATE_PLAYERS: &str = "UPDATE players p SET rating = u.rating, games_play
 /// though other transactions' may fall between them), the entries' columns in `$1`..`$8`;
 /// the new players (`$10` names, `$11` ladders, `$12` the entry each joins with, `$13` its
 /// position there, `$14`..`$26` their states) with ids from their entry's seq above `$27`,
-/// [`PLAYER_ID_BASE`]. Returns each entry's seq.
+/// [`PLAYER_ID_BASE`]; and each player's history line (`$28` ladders, `$29` the entry,
+/// `$30` the player's id or -1 for a new one, `$31`/`$32` the entry a new one joined with
+/// and its position there, `$33`/`$34` the ratings before and after). Returns each entry's
+/// seq.
 const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM generate_series(1, $9::bigint)), \
      block AS (SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM taken), \
      entries AS (INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
@@ -589,7 +710,12 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
        FROM unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::real[], $15::bigint[], $16::bigint[], $17::bigint[], \
        $18::boolean[], $19::boolean[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::real[], $25::bigint[], $26::float8[]) \
        AS p(name, ladder, entry, position, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, \
-       season_games, season_wins, peak_rating, peak_league, last_played) JOIN block ON block.ord = p.entry RETURNING id) \
+       season_games, season_wins, peak_rating, peak_league, last_played) JOIN block ON block.ord = p.entry RETURNING id), \
+     history AS (INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) \
+       SELECT CASE WHEN h.player < 0 THEN $27 + joined.seq * 1024 + h.position ELSE h.player END, block.seq, h.ladder, h.before, h.after \
+       FROM unnest($28::bigint[], $29::bigint[], $30::bigint[], $31::bigint[], $32::bigint[], $33::real[], $34::real[]) \
+       AS h(ladder, entry, player, joined_entry, position, before, after) \
+       JOIN block ON block.ord = h.entry LEFT JOIN block AS joined ON joined.ord = h.joined_entry RETURNING 1) \
      SELECT seq, ladder_id, match_id FROM entries";
 
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
@@ -611,9 +737,16 @@ fn settled(xmin: i64, horizon: i64) -> bool {
     distance > 0 && distance < (1 << 31)
 }
 
-/// The entry arrays of [`APPEND`].
+/// The entry arrays of [`APPEND`], with the players' history lines.
 #[derive(Default)]
 struct EntryColumns {
+    history_ladders: Vec<i64>,
+    history_entries: Vec<i64>,
+    history_players: Vec<i64>,
+    history_joined_entries: Vec<i64>,
+    history_positions: Vec<i64>,
+    history_before: Vec<f32>,
+    history_after: Vec<f32>,
     ladders: Vec<i64>,
     ids: Vec<String>,
     kinds: Vec<String>,
@@ -638,6 +771,18 @@ impl EntryColumns {
         self.count += 1;
     }
 
+    /// A history line of the entry last pushed: `player` is the row id, or `None` for a player
+    /// who joined with entry `joined` (1-based) at `position`.
+    fn push_history(&mut self, ladder: i64, player: Option<i64>, joined: (i64, i64), before: f32, after: f32) {
+        self.history_ladders.push(ladder);
+        self.history_entries.push(self.count);
+        self.history_players.push(player.unwrap_or(-1));
+        self.history_joined_entries.push(joined.0);
+        self.history_positions.push(joined.1);
+        self.history_before.push(before);
+        self.history_after.push(after);
+    }
+
     /// [`APPEND`]'s parameters with `players` joining.
     fn params<'a>(&'a self, players: &'a Columns) -> Vec<&'a (dyn ToSql + Sync)> {
         let mut params: Vec<&(dyn ToSql + Sync)> =
@@ -645,6 +790,15 @@ impl EntryColumns {
         params.extend([&players.names as &(dyn ToSql + Sync), &players.ladders, &players.entries, &players.positions]);
         params.extend(players.states());
         params.push(&PLAYER_ID_BASE);
+        params.extend([
+            &self.history_ladders as &(dyn ToSql + Sync),
+            &self.history_entries,
+            &self.history_players,
+            &self.history_joined_entries,
+            &self.history_positions,
+            &self.history_before,
+            &self.history_after,
+        ]);
         params
     }
 }
@@ -739,6 +893,9 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
     }
     let mut entry = EntryColumns::default();
     entry.push(&NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() });
+    for (player, before, after) in &outcome.history {
+        entry.push_history(ladder.id, Some(*player), (0, 0), *before, *after);
+    }
     let nobody = Columns::default();
     c.batch_execute(HORIZON).await?;
     let seq: i64 = c.query_one(APPEND, &entry.params(&nobody)).await?.get("seq");
