@@ -111,5 +111,20 @@ pub fn engine_closure(lock: &str, manifest: &str) -> String {
             stack.extend(entries[i].dependencies.iter().filter_map(|dep| resolve(dep)));
         }
     }
-    closure.into_iter().map(|i| format!("[[package]]{}\n\n", entries[i].text)).collect()
+    // Each entry written canonically: its own lines (name, version, source, checksum) and
+    // its dependencies always as `name version`. The lock file writes a dependency as a bare
+    // name while one version of it is locked and with its version once another member
+    // locks a second one; that must not change the engine's part.
+    closure
+        .into_iter()
+        .map(|i| {
+            let entry = &entries[i];
+            let own: Vec<&str> =
+                entry.text.lines().map(str::trim).filter(|l| ["name ", "version ", "source ", "checksum "].iter().any(|key| l.starts_with(key))).collect();
+            let mut dependencies: Vec<String> =
+                entry.dependencies.iter().map(|dep| resolve(dep).map_or_else(|| (*dep).to_owned(), |d| format!("{} {}", entries[d].name, entries[d].version))).collect();
+            dependencies.sort();
+            format!("[[package]]\n{}\ndependencies = {dependencies:?}\n\n", own.join("\n"))
+        })
+        .collect()
 }

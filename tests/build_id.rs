@@ -46,6 +46,18 @@ fn server_only_changes_to_the_lock_file_keep_the_closure() {
     let tokio_entry = lock.split("[[package]]").find(|b| b.contains("name = \"tokio\"\n")).expect("tokio is locked");
     let bumped = lock.replacen(tokio_entry, &tokio_entry.replacen("checksum = \"", "checksum = \"ff", 1), 1);
     assert_eq!(locked::engine_closure(&bumped, &manifest), closure);
+    // Another member locking a second version of a crate the engine uses: the lock file
+    // then names the engine's version with every use ("itoa 1.0.x"), which is the same
+    // closure.
+    let itoa_version = lock
+        .split("[[package]]")
+        .find(|b| b.contains("name = \"itoa\"\n"))
+        .and_then(|b| b.lines().find_map(|l| l.strip_prefix("version = \"")).map(|v| v.trim_end_matches('"').to_owned()))
+        .expect("itoa is locked");
+    let qualified = lock.replace("\n \"itoa\",\n", &format!("\n \"itoa {itoa_version}\",\n"))
+        + "\n[[package]]\nname = \"itoa\"\nversion = \"0.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"00\"\n";
+    assert_ne!(qualified, lock);
+    assert_eq!(locked::engine_closure(&qualified, &manifest), closure);
     // A change to a locked dependency of the engine changes it.
     let serde_entry = lock.split("[[package]]").find(|b| b.contains("name = \"serde_json\"\n")).expect("serde_json is locked");
     let changed = lock.replacen(serde_entry, &serde_entry.replacen("checksum = \"", "checksum = \"ff", 1), 1);

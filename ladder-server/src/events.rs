@@ -197,6 +197,17 @@ pub fn event_response(seq: i64, id: &str, results: &str) -> String {
     }
 }
 
+/// `{"seq": N, …results}` (`results` is a JSON object's text).
+#[must_use]
+pub fn event_response_without_id(seq: i64, results: &str) -> String {
+    let fields = results.trim().trim_start_matches('{');
+    if fields.trim_start().starts_with('}') {
+        format!("{{\"seq\":{seq}}}")
+    } else {
+        format!("{{\"seq\":{seq},{fields}")
+    }
+}
+
 /// A view as JSON text.
 fn json_text<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| unreachable!("views always serialize"))

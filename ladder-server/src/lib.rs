@@ -14,12 +14,14 @@
 
 #![warn(missing_docs)]
 
+pub mod amend;
 pub mod error;
 pub mod events;
 pub mod http;
 pub mod keys;
 pub mod limits;
 pub mod model;
+pub mod replay;
 pub mod serve;
 pub mod store;
 pub mod telemetry;

@@ -74,8 +74,8 @@ pub struct MatchRequest {
 }
 
 /// The three kinds of match.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Game {
     /// Two players; `score_a` in `[0, 1]`.
     Pair {
@@ -158,6 +158,26 @@ impl MatchRequest {
             }
         };
         let request = Self { id: body.id, game };
+        request.check(rules)?;
+        Ok(request)
+    }
+
+    /// A checked request from a game (a correction's result): as [`Self::parse`] checks a
+    /// report, with the score made the engine's `f32`.
+    ///
+    /// # Errors
+    /// 422 when the engine would refuse it.
+    pub fn from_game(id: &str, game: Game, rules: &Rules) -> Result<Self, ApiError> {
+        let score = |score: f64| -> Result<f64, ApiError> {
+            Outcome::from_score(score).map_err(|e| ApiError::invalid("invalid_match", e.to_string()))?;
+            Ok(engine_score(score) + 0.0)
+        };
+        let game = match game {
+            Game::Pair { a, b, score_a } => Game::Pair { a, b, score_a: score(score_a)? },
+            Game::Team { team_a, team_b, score_a } => Game::Team { team_a, team_b, score_a: score(score_a)? },
+            other => other,
+        };
+        let request = Self { id: id.to_owned(), game };
         request.check(rules)?;
         Ok(request)
     }
@@ -391,8 +411,17 @@ pub struct JournalEntry {
     /// Players who joined the ladder with this entry, in joining order.
     pub joined: Vec<String>,
     /// The resulting states (matches) or the outcome (season end, decay), exactly as
-    /// stored (floats keep their shortest round-trip text).
+    /// stored (floats keep their shortest round-trip text); rewritten when an earlier match
+    /// is annulled or corrected.
     pub results: Box<serde_json::value::RawValue>,
+    /// The match is annulled: it counts for nothing (its players still joined).
+    pub annulled: bool,
+    /// Why it was annulled.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub annul_reason: Option<String>,
+    /// The latest correction's inputs: the match counts with these, at its place.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub corrected: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// Server time in Unix seconds.

@@ -57,5 +57,8 @@ CREATE TABLE player_entries (
     PRIMARY KEY (player_id, seq)
 );
 CREATE INDEX journal_by_kind ON journal (ladder_id, kind, seq);
--- Annulled matches stay in the journal, marked.
+-- Annulled matches stay in the journal, marked with the reason; a corrected match keeps its
+-- reported inputs and the latest correction's.
 ALTER TABLE journal ADD COLUMN annulled BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE journal ADD COLUMN annul_reason TEXT;
+ALTER TABLE journal ADD COLUMN corrected_inputs TEXT;

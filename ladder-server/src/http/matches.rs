@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use axum::extract::{RawPathParams, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::response::IntoResponse;
@@ -15,16 +15,42 @@ use axum::Router;
 use super::auth::{Admin, LadderAccess, Read, Report};
 use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
+use crate::amend::{self, Kind};
 use crate::error::ApiError;
 use crate::model::MatchRequest;
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
-    Router::new().route("/v1/ladders/{ladder}/matches", post(report).get(journal)).route("/v1/ladders/{ladder}/export", get(export))
+    Router::new()
+        .route("/v1/ladders/{ladder}/matches", post(report).get(journal))
+        .route("/v1/ladders/{ladder}/matches/{id}/annul", post(annul))
+        .route("/v1/ladders/{ladder}/matches/{id}/correct", post(correct))
+        .route("/v1/ladders/{ladder}/export", get(export))
+}
+
+async fn amend(state: Arc<AppState>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>, kind: Kind) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let id = params.iter().find(|(name, _)| *name == "id").map(|(_, value)| value.to_owned()).unwrap_or_default();
+    let request = amend::Request::new(&id, kind, &body(payload)?)?;
+    let store = Arc::clone(&state.store);
+    let answer = detached(async move { store.amend(access.ladder, request).await }).await?;
+    Ok(json(StatusCode::OK, answer))
+}
+
+/// `POST …/matches/{id}/annul` (admin), `{"reason": "…"}`: the match counts for nothing;
+/// every later state is rebuilt.
+async fn annul(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    amend(state, access, query, params, payload, Kind::Annul).await
+}
+
+/// `POST …/matches/{id}/correct` (admin), `{"score_a": …}` or `{"places": […]}`: the match
+/// counts with the corrected result at its place; every later state is rebuilt.
+async fn correct(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    amend(state, access, query, params, payload, Kind::Correct).await
 }
 
 /// The journal's kinds (the `kind` filter).
-const KINDS: [&str; 5] = ["pair", "team", "free_for_all", "season_end", "decay"];
+const KINDS: [&str; 7] = ["pair", "team", "free_for_all", "season_end", "decay", "annul", "correct"];
 
 /// A `kind` filter, checked.
 fn kind_filter(query: &QueryParams) -> Result<Option<String>, ApiError> {

@@ -129,6 +129,9 @@ pub struct PlayerWithRank {
 /// entry, and one entry is at most about 100 KB: 256 entrants).
 pub const JOURNAL_PAGE_BYTES: i64 = 1024 * 1024;
 
+/// Entries the rebuild reads at a time.
+pub const REBUILD_PAGE: i64 = 5000;
+
 /// One page of the journal.
 #[derive(Debug, Serialize)]
 pub struct JournalPage {
@@ -237,6 +240,10 @@ pub trait LadderStore: Send + Sync {
     /// Ends the season (standings kept, then the soft reset) or applies decay, atomically,
     /// once per id; returns the 200 body.
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String>;
+    /// Annuls or corrects a match: marks it, rebuilds every later state from the journal,
+    /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
+    /// 200 body.
+    fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String>;
     /// The ladder's ended seasons, oldest first.
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>>;
     /// A page of an ended season's final standings; `None` for a season that has not ended.
@@ -290,14 +297,54 @@ pub fn replay_answer(id: &str, stored_kind: &str, stored_inputs: &str, kind: &st
     }
 }
 
+/// The journal columns [`journal_entry`] reads, in its order.
+pub const JOURNAL_COLUMNS: &str = "seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs";
+
+/// A journal row ([`JOURNAL_COLUMNS`]) as the API shows it.
+#[derive(Debug)]
+pub struct JournalRow {
+    /// `seq`.
+    pub seq: i64,
+    /// `kind`.
+    pub kind: String,
+    /// `match_id`.
+    pub id: Option<String>,
+    /// `time`.
+    pub time: f64,
+    /// `inputs`.
+    pub inputs: String,
+    /// `joined`.
+    pub joined: String,
+    /// `results`.
+    pub results: String,
+    /// `annulled`.
+    pub annulled: bool,
+    /// `annul_reason`.
+    pub annul_reason: Option<String>,
+    /// `corrected_inputs`.
+    pub corrected: Option<String>,
+}
+
 /// A journal row as the API shows it.
 ///
 /// # Errors
 /// 500 when stored JSON does not parse.
-pub fn journal_entry(seq: i64, kind: String, id: Option<String>, time: f64, inputs: &str, joined: &str, results: &str) -> Result<JournalEntry, ApiError> {
+pub fn journal_entry(row: JournalRow) -> Result<JournalEntry, ApiError> {
+    let seq = row.seq;
     let broken = |e: serde_json::Error| ApiError::internal(format!("journal {seq}: {e}"));
-    let raw = |text: &str| serde_json::value::RawValue::from_string(text.to_owned()).map_err(broken);
-    Ok(JournalEntry { seq, kind, id, time, inputs: raw(inputs)?, joined: serde_json::from_str(joined).map_err(broken)?, results: raw(results)? })
+    let raw = |text: String| serde_json::value::RawValue::from_string(text).map_err(broken);
+    Ok(JournalEntry {
+        seq,
+        kind: row.kind,
+        id: row.id,
+        time: row.time,
+        inputs: raw(row.inputs)?,
+        joined: serde_json::from_str(&row.joined).map_err(broken)?,
+        results: raw(row.results)?,
+        annulled: row.annulled,
+        annul_reason: row.annul_reason,
+        corrected: row.corrected.map(raw).transpose()?,
+    })
 }
 
 /// How many of the entries, by their stored sizes in `seq` order, fit on one page: as many

@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, HistoryEntry, LadderSummary, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, JOURNAL_COLUMNS, replay_answer, HistoryEntry, LadderSummary, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::ApiError;
@@ -245,16 +245,25 @@ impl LadderStore for SqliteStore {
             let Some(&(last, _)) = sizes[..fits].last() else {
                 return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
             };
-            let mut statement = c.prepare_cached(
-                "SELECT seq, kind, match_id, time, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY seq",
-            )?;
+            let sql = format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY seq");
+            let mut statement = c.prepare_cached(&sql)?;
             let rows = statement.query_map(params![id, after, last, kind], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, f64>(3)?, r.get::<_, String>(4)?, r.get::<_, String>(5)?, r.get::<_, String>(6)?))
+                Ok(JournalRow {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    id: r.get(2)?,
+                    time: r.get(3)?,
+                    inputs: r.get(4)?,
+                    joined: r.get(5)?,
+                    results: r.get(6)?,
+                    annulled: r.get(7)?,
+                    annul_reason: r.get(8)?,
+                    corrected: r.get(9)?,
+                })
             })?;
             let mut entries = Vec::with_capacity(fits);
             for row in rows {
-                let (seq, kind, match_id, time, inputs, joined, results) = row?;
-                entries.push(journal_entry(seq, kind, match_id, time, &inputs, &joined, &results)?);
+                entries.push(journal_entry(row?)?);
             }
             Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
         }))
@@ -360,6 +369,10 @@ impl LadderStore for SqliteStore {
                 .collect();
             Ok(Some(entries))
         }))
+    }
+
+    fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
+        Box::pin(self.write(move |c| amend(c, &ladder, &request)))
     }
 
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
@@ -694,4 +707,113 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
         c.execute("UPDATE ladders SET season = season + 1 WHERE id = ?1", [ladder.id])?;
     }
     Ok(event_response(seq, &request.id, &outcome.results))
+}
+
+/// An annulment or correction in the writer's transaction: the match marked, every state
+/// after it rebuilt from the journal, the amendment journaled (see [`crate::replay`]).
+fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Result<String, ApiError> {
+    use crate::amend::{plan, Action, Outcome, Plan, Target, LISTED_PLAYERS};
+    let target: Option<Target> = c
+        .prepare_cached("SELECT seq, kind, inputs, corrected_inputs, annulled FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
+        .query_row(params![ladder.id, request.match_id], |r| Ok(Target { seq: r.get(0)?, kind: r.get(1)?, inputs: r.get(2)?, corrected: r.get(3)?, annulled: r.get(4)? }))
+        .optional()?;
+    let annulment = find_entry(c, ladder.id, &request.annul_id())?.map(|(seq, _, _, results)| (seq, results));
+    let prefix = format!("correct:{}:", request.match_id);
+    let corrections: Vec<(i64, String)> = c
+        .prepare_cached("SELECT seq, results FROM journal WHERE ladder_id = ?1 AND kind = 'correct' AND substr(match_id, 1, length(?2)) = ?2 ORDER BY seq")?
+        .query_map(params![ladder.id, prefix], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let amendment = match plan(request, target.as_ref(), annulment, corrections.last().cloned(), ladder)? {
+        Plan::Answer(answer) => return answer,
+        Plan::Apply(amendment) => amendment,
+    };
+    let Some(target) = target else { unreachable!("planned with a target") };
+    let entry_id = match &amendment.action {
+        Action::Annul { reason } => {
+            c.execute("UPDATE journal SET annulled = 1, annul_reason = ?2 WHERE seq = ?1", params![target.seq, reason])?;
+            request.annul_id()
+        }
+        Action::Correct { game } => {
+            c.execute("UPDATE journal SET corrected_inputs = ?2 WHERE seq = ?1", params![target.seq, serde_json::to_string(game).unwrap_or_default()])?;
+            format!("{prefix}{}", corrections.len() + 1)
+        }
+    };
+    // Every player as stored now.
+    let mut stored: HashMap<String, PlayerRow> = HashMap::new();
+    {
+        let mut statement = c.prepare(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1"))?;
+        let mut rows = statement.query([ladder.id])?;
+        while let Some(row) = rows.next()? {
+            let row = player_row(row)?;
+            stored.insert(row.name.clone(), row);
+        }
+    }
+    let ids: HashMap<String, i64> = stored.iter().map(|(name, row)| (name.clone(), row.id)).collect();
+    // The journal, page by page, through the engine.
+    let mut rebuild = crate::replay::Rebuild::new(ladder)?;
+    let mut rerated = 0;
+    let mut after = 0i64;
+    loop {
+        let entries: Vec<crate::replay::StoredEntry> = c
+            .prepare_cached(
+                "SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            )?
+            .query_map(params![ladder.id, after, super::REBUILD_PAGE], |r| {
+                let joined: String = r.get(4)?;
+                Ok(crate::replay::StoredEntry {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    time: r.get(2)?,
+                    inputs: r.get(3)?,
+                    joined: serde_json::from_str(&joined).unwrap_or_default(),
+                    annulled: r.get(5)?,
+                    results: r.get(6)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let Some(last) = entries.last().map(|e| e.seq) else { break };
+        after = last;
+        let changes = rebuild.page(&entries, target.seq, &ids)?;
+        rerated += changes.rerated;
+        let bytes_of = |seq: i64| entries.iter().find(|e| e.seq == seq).map(|e| (e.inputs.len(), e.joined.iter().map(String::len).sum::<usize>()));
+        for (seq, results) in &changes.results {
+            let (inputs, joined) = bytes_of(*seq).unwrap_or((0, 0));
+            c.prepare_cached("UPDATE journal SET results = ?2, bytes = ?3 WHERE seq = ?1")?.execute(params![seq, results, i64::try_from(inputs + joined + results.len()).unwrap_or(i64::MAX)])?;
+        }
+        for seq in &changes.history_seqs {
+            c.prepare_cached("DELETE FROM player_entries WHERE seq = ?1")?.execute([seq])?;
+        }
+        for (seq, player, before, after) in &changes.history {
+            c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?
+                .execute(params![player, seq, ladder.id, f64::from(*before), f64::from(*after)])?;
+        }
+        for (season, standings) in &changes.standings {
+            c.prepare_cached("DELETE FROM season_records WHERE ladder_id = ?1 AND season = ?2")?.execute(params![ladder.id, season])?;
+            let mut insert = c.prepare_cached(
+                "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            for s in standings {
+                insert.execute(params![ladder.id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
+            }
+        }
+    }
+    // The players whose state changed.
+    let mut changed: Vec<&str> = Vec::new();
+    for (name, row) in &stored {
+        let rebuilt = rebuild.players().get(name).ok_or_else(|| ApiError::internal(format!("player {name:?} is not in the journal")))?;
+        if rebuilt.state != row.state || rebuilt.state.rating.to_bits() != row.state.rating.to_bits() {
+            write_player(c, row.id, &rebuilt.state)?;
+            changed.push(name);
+        }
+    }
+    changed.sort_unstable();
+    if let Some(z) = rebuild.zero_sum() {
+        c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
+    }
+    c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
+    let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let results = serde_json::to_string(&outcome).unwrap_or_default();
+    let inputs = amendment.inputs_json();
+    let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() })?;
+    Ok(crate::amend::response(seq, &results))
 }

@@ -565,8 +565,14 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
             assert!(!index.contains_key(&name), "{name} joined twice");
             index.insert(name, pool.add_players(1));
         }
-        let inputs = &entry["inputs"];
+        // The replay rule: annulled matches are skipped (their players joined above), a
+        // corrected match counts with its latest correction, amendments themselves change
+        // nothing.
         let kind = entry["kind"].as_str().expect("kind");
+        if entry["annulled"] == Value::Bool(true) || kind == "annul" || kind == "correct" {
+            continue;
+        }
+        let inputs = if entry["corrected"].is_object() { &entry["corrected"] } else { &entry["inputs"] };
         let players: Vec<usize> = match kind {
             "pair" => vec![index[inputs["a"].as_str().expect("a")], index[inputs["b"].as_str().expect("b")]],
             "team" => names(&inputs["team_a"]).iter().chain(&names(&inputs["team_b"])).map(|n| index[n]).collect(),

@@ -15,6 +15,7 @@ macro_rules! on_both {
     };
 }
 
+mod amend;
 mod browser;
 mod connections;
 mod faults;

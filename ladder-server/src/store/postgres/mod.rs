@@ -28,7 +28,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::database_url::{PgSettings, TlsMode};
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, HistoryEntry, LadderSummary, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, HistoryEntry, LadderSummary, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::{describe_postgres, ApiError};
@@ -302,12 +302,7 @@ impl LadderStore for PgStore {
                     .await?
                 }
             };
-            let entries_statement = conn
-                .prepare(
-                    "SELECT seq, kind, match_id, time, inputs, joined, results FROM journal \
-                     WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq",
-                )
-                .await?;
+            let entries_statement = conn.prepare(JOURNAL_PAGE).await?;
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result = async {
@@ -324,7 +319,18 @@ impl LadderStore for PgStore {
                 let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
                 for row in found {
-                    entries.push(journal_entry(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5), row.get(6))?);
+                    entries.push(journal_entry(JournalRow {
+                        seq: row.get(0),
+                        kind: row.get(1),
+                        id: row.get(2),
+                        time: row.get(3),
+                        inputs: row.get(4),
+                        joined: row.get(5),
+                        results: row.get(6),
+                        annulled: row.get(7),
+                        annul_reason: row.get(8),
+                        corrected: row.get(9),
+                    })?);
                 }
                 Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits })
             }
@@ -343,7 +349,11 @@ impl LadderStore for PgStore {
                 conn.in_transaction = true;
                 match ladder_event_once(&conn.client, &ladder, &request).await {
                     Ok(answer) => {
-                        conn.in_transaction = false;
+                        // Ends a transaction left open by an early answer (a warning only
+                        // after a COMMIT).
+                        if conn.client.batch_execute("ROLLBACK").await.is_ok() {
+                            conn.in_transaction = false;
+                        }
                         return answer;
                     }
                     Err(error) => {
@@ -459,6 +469,33 @@ impl LadderStore for PgStore {
             conn.client.batch_execute("COMMIT").await?;
             conn.in_transaction = false;
             result
+        })
+    }
+
+    fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
+        Box::pin(async move {
+            let mut attempt = 0;
+            loop {
+                let mut conn = self.pool().get().await?;
+                conn.in_transaction = true;
+                match amend_once(&conn.client, &ladder, &request).await {
+                    Ok(answer) => {
+                        // Ends a transaction left open by an early answer (a warning only
+                        // after a COMMIT).
+                        if conn.client.batch_execute("ROLLBACK").await.is_ok() {
+                            conn.in_transaction = false;
+                        }
+                        return answer;
+                    }
+                    Err(error) => {
+                        conn.rollback().await;
+                        attempt += 1;
+                        if !retryable(&error) || attempt >= ATTEMPTS {
+                            return Err(error.into());
+                        }
+                    }
+                }
+            }
         })
     }
 
@@ -718,6 +755,10 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
        JOIN block ON block.ord = h.entry LEFT JOIN block AS joined ON joined.ord = h.joined_entry RETURNING 1) \
      SELECT seq, ladder_id, match_id FROM entries";
 
+/// A page of the journal (`$4`: a kind, or null), columns as [`JOURNAL_COLUMNS`].
+const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs FROM journal \
+     WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq";
+
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
 /// transaction id taken after the entries' `seq` block: every transaction that took a lower
 /// `seq` had its own id before (each takes one before its `seq`: `pg_current_xact_id()` in
@@ -913,6 +954,11 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
 #[cfg(test)]
 mod tests {
     #[test]
+    fn the_journal_page_reads_the_journal_columns() {
+        assert!(super::JOURNAL_PAGE.starts_with(&format!("SELECT {} FROM", crate::store::JOURNAL_COLUMNS)));
+    }
+
+    #[test]
     fn settled_compares_transaction_ids_modulo_two_to_the_32() {
         use super::settled;
         assert!(settled(100, 101));
@@ -926,4 +972,157 @@ mod tests {
         assert!(settled(9, horizon));
     }
 
+}
+
+/// An annulment or correction in its own transaction, holding the ladder's advisory lock
+/// exclusively (reports to the ladder wait in memory meanwhile, as for a season end): the
+/// match marked, every state after it rebuilt from the journal, the amendment journaled.
+/// `Ok` carries the API's answer; `Err` a database error (the caller rolls back).
+async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request) -> Result<Result<String, ApiError>, tokio_postgres::Error> {
+    use crate::amend::{plan, Action, Outcome, Plan, Target, LISTED_PLAYERS};
+    let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
+    c.batch_execute("BEGIN").await?;
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
+    let target = c
+        .query_opt("SELECT seq, kind, inputs, corrected_inputs, annulled FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.match_id])
+        .await?
+        .map(|r| Target { seq: r.get(0), kind: r.get(1), inputs: r.get(2), corrected: r.get(3), annulled: r.get(4) });
+    let annulment = c.query_opt("SELECT seq, results FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.annul_id()]).await?.map(|r| (r.get(0), r.get(1)));
+    let prefix = format!("correct:{}:", request.match_id);
+    let corrections: Vec<(i64, String)> = c
+        .query("SELECT seq, results FROM journal WHERE ladder_id = $1 AND kind = 'correct' AND left(match_id, length($2)) = $2 ORDER BY seq", &[&ladder.id, &prefix])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let amendment = match plan(request, target.as_ref(), annulment, corrections.last().cloned(), ladder) {
+        Ok(Plan::Answer(answer)) => return Ok(answer),
+        Ok(Plan::Apply(amendment)) => amendment,
+        Err(error) => return Ok(Err(error)),
+    };
+    let Some(target) = target else { unreachable!("planned with a target") };
+    let entry_id = match &amendment.action {
+        Action::Annul { reason } => {
+            c.execute("UPDATE journal SET annulled = true, annul_reason = $2 WHERE seq = $1", &[&target.seq, reason]).await?;
+            request.annul_id()
+        }
+        Action::Correct { game } => {
+            c.execute("UPDATE journal SET corrected_inputs = $2 WHERE seq = $1", &[&target.seq, &serde_json::to_string(game).unwrap_or_default()]).await?;
+            format!("{prefix}{}", corrections.len() + 1)
+        }
+    };
+    let mut stored: HashMap<String, crate::model::PlayerRow> = HashMap::new();
+    {
+        let stream = c.query_raw(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = $1"), [&ladder.id]).await?;
+        pin_mut!(stream);
+        while let Some(row) = stream.try_next().await? {
+            match player_row(&row) {
+                Ok(row) => {
+                    stored.insert(row.name.clone(), row);
+                }
+                Err(error) => return Ok(Err(error)),
+            }
+        }
+    }
+    let ids: HashMap<String, i64> = stored.iter().map(|(name, row)| (name.clone(), row.id)).collect();
+    let mut rebuild = match crate::replay::Rebuild::new(ladder) {
+        Ok(rebuild) => rebuild,
+        Err(error) => return Ok(Err(error)),
+    };
+    let page_statement = c
+        .prepare("SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3")
+        .await?;
+    let update_results = c.prepare("UPDATE journal j SET results = u.results, bytes = u.bytes FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(seq, results, bytes) WHERE j.seq = u.seq").await?;
+    let delete_history = c.prepare("DELETE FROM player_entries WHERE seq = ANY($1)").await?;
+    let insert_history = c
+        .prepare(
+            "INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) \
+             SELECT u.player, u.seq, $1, u.before, u.after FROM unnest($2::bigint[], $3::bigint[], $4::real[], $5::real[]) AS u(seq, player, before, after)",
+        )
+        .await?;
+    let mut rerated = 0;
+    let mut after = 0i64;
+    loop {
+        let rows = c.query(&page_statement, &[&ladder.id, &after, &super::REBUILD_PAGE]).await?;
+        let entries: Vec<crate::replay::StoredEntry> = rows
+            .iter()
+            .map(|r| crate::replay::StoredEntry {
+                seq: r.get(0),
+                kind: r.get(1),
+                time: r.get(2),
+                inputs: r.get(3),
+                joined: serde_json::from_str(r.get::<_, &str>(4)).unwrap_or_default(),
+                annulled: r.get(5),
+                results: r.get(6),
+            })
+            .collect();
+        let Some(last) = entries.last().map(|e| e.seq) else { break };
+        after = last;
+        let changes = match rebuild.page(&entries, target.seq, &ids) {
+            Ok(changes) => changes,
+            Err(error) => return Ok(Err(error)),
+        };
+        rerated += changes.rerated;
+        let sizes: HashMap<i64, usize> = entries.iter().map(|e| (e.seq, e.inputs.len() + serde_json::to_string(&e.joined).map_or(2, |t| t.len()))).collect();
+        let seqs: Vec<i64> = changes.results.iter().map(|(seq, _)| *seq).collect();
+        let texts: Vec<&str> = changes.results.iter().map(|(_, text)| text.as_str()).collect();
+        let bytes: Vec<i64> = changes.results.iter().map(|(seq, text)| i64::try_from(sizes.get(seq).copied().unwrap_or(0) + text.len()).unwrap_or(i64::MAX)).collect();
+        if !seqs.is_empty() {
+            c.execute(&update_results, &[&seqs, &texts, &bytes]).await?;
+            c.execute(&delete_history, &[&changes.history_seqs]).await?;
+            let history_seqs: Vec<i64> = changes.history.iter().map(|h| h.0).collect();
+            let players: Vec<i64> = changes.history.iter().map(|h| h.1).collect();
+            let befores: Vec<f32> = changes.history.iter().map(|h| h.2).collect();
+            let afters: Vec<f32> = changes.history.iter().map(|h| h.3).collect();
+            c.execute(&insert_history, &[&ladder.id, &history_seqs, &players, &befores, &afters]).await?;
+        }
+        for (season, standings) in &changes.standings {
+            c.execute("DELETE FROM season_records WHERE ladder_id = $1 AND season = $2", &[&ladder.id, season]).await?;
+            let ranks: Vec<i64> = standings.iter().map(|s| s.rank).collect();
+            let players: Vec<i64> = standings.iter().map(|s| s.player_id).collect();
+            let ratings: Vec<f32> = standings.iter().map(|s| s.rating).collect();
+            let peaks: Vec<f32> = standings.iter().map(|s| s.peak_rating).collect();
+            let leagues: Vec<i64> = standings.iter().map(|s| i64::from(s.league)).collect();
+            let peak_leagues: Vec<i64> = standings.iter().map(|s| i64::from(s.peak_league)).collect();
+            let games: Vec<i64> = standings.iter().map(|s| i64::from(s.games)).collect();
+            let wins: Vec<i64> = standings.iter().map(|s| i64::from(s.wins)).collect();
+            c.execute(
+                "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) \
+                 SELECT $1, $2, u.rank, u.player, u.rating, u.peak, u.league, u.peak_league, u.games, u.wins \
+                 FROM unnest($3::bigint[], $4::bigint[], $5::real[], $6::real[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[]) \
+                 AS u(rank, player, rating, peak, league, peak_league, games, wins)",
+                &[&ladder.id, season, &ranks, &players, &ratings, &peaks, &leagues, &peak_leagues, &games, &wins],
+            )
+            .await?;
+        }
+    }
+    let mut changed: Vec<&str> = Vec::new();
+    let mut writes = Columns::default();
+    for (name, row) in &stored {
+        let Some(rebuilt) = rebuild.players().get(name) else {
+            return Ok(Err(ApiError::internal(format!("player {name:?} is not in the journal"))));
+        };
+        if rebuilt.state != row.state || rebuilt.state.rating.to_bits() != row.state.rating.to_bits() {
+            writes.push(row.id, ladder.id, "", &rebuilt.state);
+            changed.push(name);
+        }
+    }
+    changed.sort_unstable();
+    if !writes.is_empty() {
+        c.execute(UPDATE_PLAYERS, &writes.update_params()).await?;
+    }
+    if let Some(z) = rebuild.zero_sum() {
+        c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &z.offset, &z.sum_text()]).await?;
+    }
+    c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &rebuild.decayed_through()]).await?;
+    let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let results = serde_json::to_string(&outcome).unwrap_or_default();
+    let inputs = amendment.inputs_json();
+    let mut entry = EntryColumns::default();
+    entry.push(&NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() });
+    let nobody = Columns::default();
+    c.batch_execute(HORIZON).await?;
+    let seq: i64 = c.query_one(APPEND, &entry.params(&nobody)).await?.get("seq");
+    c.batch_execute("COMMIT").await?;
+    Ok(Ok(crate::amend::response(seq, &results)))
 }

@@ -1,0 +1,216 @@
+//! The journal replayed through the same engine calls that wrote it: the rebuild behind
+//! annulments and corrections. In `seq` order, each entry's `joined` players join with the
+//! ladder's new-player state at the entry's time, each match is applied with
+//! [`apply_match`] (skipped when annulled; with its latest correction when corrected), and
+//! each season end or decay with [`run_event`]. The results are those the server writes
+//! when it takes a report, so a rebuild changes exactly what the annulled or corrected
+//! match changed, and nothing else.
+
+use std::collections::HashMap;
+
+use crate::error::ApiError;
+use crate::events::{run_event, LadderEvent, Standing};
+use crate::model::{self, apply_match, current, joining_state, Game, MatchRequest, PlayerRow, ZeroSum};
+use crate::store::Ladder;
+
+/// A journal entry as the rebuild reads it.
+#[derive(Debug, Clone)]
+pub struct StoredEntry {
+    /// Its seq.
+    pub seq: i64,
+    /// `pair`, `team`, `free_for_all`, `season_end`, `decay`, `annul` or `correct`.
+    pub kind: String,
+    /// Server time of the entry.
+    pub time: f64,
+    /// The canonical inputs: as reported, or the latest correction's.
+    pub inputs: String,
+    /// Players who joined with it.
+    pub joined: Vec<String>,
+    /// Annulled matches are skipped (their players still join).
+    pub annulled: bool,
+    /// The stored results (decay's `decayed_through` is read from them).
+    pub results: String,
+}
+
+/// What one entry gave in the rebuild.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// The entry's results text as the server would write it now (`None`: unchanged by
+    /// definition, for annulled matches and annul/correct markers).
+    pub results: Option<String>,
+    /// History lines: player name, current rating before and after.
+    pub history: Vec<(String, f32, f32)>,
+    /// A season end's standings (player ids are join indexes; the caller maps them).
+    pub standings: Option<(i64, Vec<Standing>)>,
+}
+
+/// The ladder being rebuilt: every player's stored state (in joining order), the zero-sum
+/// numbers, decay time and season.
+pub struct Rebuild<'a> {
+    ladder: &'a Ladder,
+    rows: HashMap<String, PlayerRow>,
+    order: Vec<String>,
+    zero_sum: Option<ZeroSum>,
+    decayed_through: Option<f64>,
+    season: i64,
+}
+
+impl<'a> Rebuild<'a> {
+    /// An empty ladder (before its first entry).
+    ///
+    /// # Errors
+    /// None today (kept for rules that change by season).
+    pub fn new(ladder: &'a Ladder) -> Result<Self, ApiError> {
+        let zero_sum = ladder.zero_sum_total().map(|total| ZeroSum { total, offset: 0.0, sum: ranking_elo::pool::RatingSum::of(std::iter::empty()), players: 0 });
+        Ok(Self { ladder, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1 })
+    }
+
+    /// Applies one entry.
+    ///
+    /// # Errors
+    /// 500 when a stored entry no longer parses or the engine refuses it (a damaged
+    /// journal).
+    pub fn step(&mut self, entry: &StoredEntry) -> Result<Step, ApiError> {
+        let broken = |what: &str| ApiError::internal(format!("journal {}: {what}", entry.seq));
+        for name in &entry.joined {
+            if self.rows.contains_key(name) {
+                return Err(broken(&format!("{name} joins twice")));
+            }
+            let state = joining_state(&self.ladder.rules, self.zero_sum.as_mut(), entry.time);
+            let id = i64::try_from(self.order.len()).unwrap_or(i64::MAX);
+            self.rows.insert(name.clone(), PlayerRow { id, name: name.clone(), state });
+            self.order.push(name.clone());
+        }
+        match entry.kind.as_str() {
+            "pair" | "team" | "free_for_all" => {
+                if entry.annulled {
+                    return Ok(Step::default());
+                }
+                let game: Game = serde_json::from_str(&entry.inputs).map_err(|e| broken(&format!("inputs: {e}")))?;
+                let request = MatchRequest { id: String::new(), game };
+                let before: Vec<f32> = request.players().iter().map(|name| self.rows.get(*name).map(|r| current(&r.state, self.zero_sum.as_ref()).rating).unwrap_or(f32::NAN)).collect();
+                if before.iter().any(|r| r.is_nan()) {
+                    return Err(broken("a player of the match never joined"));
+                }
+                let applied = apply_match(&self.ladder.rules, self.zero_sum.as_mut(), &self.rows, &request, entry.time)?;
+                let names: Vec<String> = request.players().iter().map(|n| (*n).to_owned()).collect();
+                let mut history = Vec::with_capacity(names.len());
+                for ((name, view), before) in names.iter().zip(&applied.players).zip(&applied.before) {
+                    history.push((name.clone(), *before, view.state.rating));
+                }
+                let by_id: HashMap<i64, String> = names.iter().map(|n| (self.rows[n].id, n.clone())).collect();
+                for (id, state) in applied.writes {
+                    if let Some(row) = by_id.get(&id).and_then(|name| self.rows.get_mut(name)) {
+                        row.state = state;
+                    }
+                }
+                Ok(Step { results: Some(model::results_json(&applied.players)), history, standings: None })
+            }
+            "season_end" | "decay" => {
+                let event = if entry.kind == "season_end" { LadderEvent::SeasonEnd } else { LadderEvent::Decay };
+                let rows: Vec<PlayerRow> = self.order.iter().map(|name| self.rows[name].clone()).collect();
+                let time = if event == LadderEvent::Decay {
+                    // The decay's own time (it never goes back before the previous one).
+                    let results: serde_json::Value = serde_json::from_str(&entry.results).map_err(|e| broken(&format!("results: {e}")))?;
+                    results["decayed_through"].as_f64().ok_or_else(|| broken("a decay without decayed_through"))?
+                } else {
+                    entry.time
+                };
+                let outcome = run_event(self.ladder, event, &rows, self.zero_sum, self.decayed_through, time, self.season)?;
+                for (id, state) in &outcome.writes {
+                    if let Some(row) = usize::try_from(*id).ok().and_then(|i| self.order.get(i)).and_then(|name| self.rows.get_mut(name)) {
+                        row.state = *state;
+                    }
+                }
+                self.zero_sum = outcome.zero_sum.or(self.zero_sum);
+                self.decayed_through = outcome.decayed_through;
+                let history = outcome.history.iter().map(|(id, before, after)| (self.order[usize::try_from(*id).unwrap_or(0)].clone(), *before, *after)).collect();
+                let standings = (event == LadderEvent::SeasonEnd).then(|| {
+                    let season = self.season;
+                    self.season += 1;
+                    (season, outcome.standings)
+                });
+                Ok(Step { results: Some(outcome.results), history, standings })
+            }
+            _ => Ok(Step::default()),
+        }
+    }
+
+    /// Every player's stored state, by name.
+    #[must_use]
+    pub fn players(&self) -> &HashMap<String, PlayerRow> {
+        &self.rows
+    }
+
+    /// The players in joining order.
+    #[must_use]
+    pub fn order(&self) -> &[String] {
+        &self.order
+    }
+
+    /// The zero-sum numbers now.
+    #[must_use]
+    pub fn zero_sum(&self) -> Option<ZeroSum> {
+        self.zero_sum
+    }
+
+    /// The time decay has been applied through.
+    #[must_use]
+    pub fn decayed_through(&self) -> Option<f64> {
+        self.decayed_through
+    }
+}
+
+/// What a page of the rebuild changes in the journal's derived tables (entries at or after
+/// the amended match only; earlier ones cannot change).
+#[derive(Debug, Default)]
+pub struct PageChanges {
+    /// Entries whose results changed: seq, new results.
+    pub results: Vec<(i64, String)>,
+    /// Entries whose history lines are replaced (their results changed).
+    pub history_seqs: Vec<i64>,
+    /// The new history lines of those entries: seq, player id, before, after.
+    pub history: Vec<(i64, i64, f32, f32)>,
+    /// Season ends at or after the amended match: season, standings (player ids).
+    pub standings: Vec<(i64, Vec<Standing>)>,
+    /// Matches whose results changed.
+    pub rerated: usize,
+}
+
+impl Rebuild<'_> {
+    /// Applies a page of entries in `seq` order; `from` is the amended match's seq and `ids`
+    /// maps names to row ids.
+    ///
+    /// # Errors
+    /// As [`Self::step`], and 500 for a player without a row.
+    pub fn page(&mut self, entries: &[StoredEntry], from: i64, ids: &HashMap<String, i64>) -> Result<PageChanges, ApiError> {
+        let mut changes = PageChanges::default();
+        let id_of = |name: &str| ids.get(name).copied().ok_or_else(|| ApiError::internal(format!("player {name:?} has no row")));
+        for entry in entries {
+            let step = self.step(entry)?;
+            if entry.seq < from {
+                continue;
+            }
+            if let Some(results) = step.results {
+                if results != entry.results {
+                    if matches!(entry.kind.as_str(), "pair" | "team" | "free_for_all") {
+                        changes.rerated += 1;
+                    }
+                    changes.results.push((entry.seq, results));
+                    changes.history_seqs.push(entry.seq);
+                    for (name, before, after) in &step.history {
+                        changes.history.push((entry.seq, id_of(name)?, *before, *after));
+                    }
+                }
+            }
+            if let Some((season, mut standings)) = step.standings {
+                for standing in &mut standings {
+                    let name = usize::try_from(standing.player_id).ok().and_then(|i| self.order.get(i)).ok_or_else(|| ApiError::internal("a standing without a player"))?;
+                    standing.player_id = id_of(name)?;
+                }
+                changes.standings.push((season, standings));
+            }
+        }
+        Ok(changes)
+    }
+}
