@@ -234,7 +234,8 @@ fn grow_journal(database: &str, count: u64) -> f64 {
     let started = Instant::now();
     // The schema of this build or an older one (whose journal had a `horizon` column).
     let has_horizon = helpers::psql_query(database, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'journal' AND column_name = 'horizon'") == "1";
-    let (extra_columns, extra_values) = if has_horizon { (", horizon", ", 0") } else { (", bytes", ", 300") };
+    // (Entries of another ladder, already chained as far as the chainer is concerned.)
+    let (extra_columns, extra_values) = if has_horizon { (", horizon", ", 0") } else { (", bytes, hash", ", 300, '\\x00'") };
     let sql = format!(
         "INSERT INTO ladders (name, config, created_at) VALUES ('history', '{{}}', 0); \
          INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results{extra_columns}) \

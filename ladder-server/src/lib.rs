@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod amend;
+pub mod chain;
 pub mod error;
 pub mod events;
 pub mod http;
@@ -25,6 +26,7 @@ pub mod replay;
 pub mod serve;
 pub mod store;
 pub mod telemetry;
+pub mod verify;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -65,6 +65,11 @@ fn command() -> Command {
                 .arg(Arg::new("log-format").long("log-format").value_parser(["text", "json"]).default_value("text").help("request and event logs on stderr: text or JSON lines")),
         )
         .subcommand(
+            database_args(Command::new("verify").about("Check a ladder's hash chain and replay its journal through the engine (from the database, or an export)"))
+                .arg(Arg::new("ladder").long("ladder").value_name("NAME").help("only this ladder (default: every ladder of the database)"))
+                .arg(Arg::new("journal").long("journal").value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help("an export (GET …/export) instead of a database")),
+        )
+        .subcommand(
             Command::new("keys")
                 .about("Create, revoke or list API keys (the database keeps only a hash)")
                 .subcommand_required(true)
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match matches.subcommand() {
             Some(("serve", args)) => serve(args).await,
+            Some(("verify", args)) => verify(args).await,
             Some(("keys", keys)) => match keys.subcommand() {
                 Some(("create", args)) => create_key(args).await,
                 Some(("revoke", args)) => revoke_key(args).await,
@@ -255,4 +261,64 @@ fn utc(seconds: f64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rest / 3600, rest % 3600 / 60, rest % 60)
+}
+
+async fn verify(args: &ArgMatches) -> Result<(), String> {
+    use ranking_elo_ladder::verify::{Exported, Header, Verifier, FORMAT};
+    if let Some(path) = args.get_one::<PathBuf>("journal") {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(file));
+        let header: Header = match lines.next() {
+            Some(line) => serde_json::from_str(&line.map_err(|e| e.to_string())?).map_err(|e| format!("{}: line 1 is not an export header: {e}", path.display()))?,
+            None => return Err(format!("{}: empty", path.display())),
+        };
+        if header.format != FORMAT {
+            return Err(format!("{}: format {:?}, expected {FORMAT:?}", path.display(), header.format));
+        }
+        let rules = ranking_elo::Config::from_json(&header.rules.to_string()).map_err(|e| format!("{}: the header's rules: {e}", path.display()))?;
+        let ladder = ranking_elo_ladder::store::Ladder { id: 0, name: header.ladder.clone(), config_json: header.rules.to_string(), rules };
+        let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
+        for (i, line) in lines.enumerate() {
+            let line = line.map_err(|e| e.to_string())?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let entry: Exported = serde_json::from_str(&line).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
+            verifier.entry(&entry).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
+        }
+        let summary = verifier.finish(None).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
+        println!("{}", summary.line(&header.ladder));
+        return Ok(());
+    }
+    let store = open(args).await?;
+    let only = args.get_one::<String>("ladder").map(String::as_str);
+    let ladders = store.ladders(only).await.map_err(|e| e.message)?;
+    if ladders.is_empty() {
+        return Err(only.map_or_else(|| "the database has no ladder".to_owned(), |name| format!("there is no ladder {name:?}")));
+    }
+    for summary in ladders {
+        let ladder = store.ladder(&summary.name).await.map_err(|e| e.message)?.ok_or_else(|| format!("ladder {:?} disappeared", summary.name))?;
+        let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
+        let mut after = 0;
+        let started = std::time::Instant::now();
+        loop {
+            let page = store.journal(&ladder, after, 1000, None).await.map_err(|e| e.message)?;
+            if page.entries.is_empty() {
+                if page.pending && started.elapsed() < std::time::Duration::from_secs(30) {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+                break;
+            }
+            for entry in &page.entries {
+                after = entry.seq;
+                let exported: Exported = serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
+                verifier.entry(&exported).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+            }
+        }
+        let players = store.all_players(&ladder).await.map_err(|e| e.message)?;
+        let result = verifier.finish(Some(&players)).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+        println!("{}", result.line(&ladder.name));
+    }
+    Ok(())
 }

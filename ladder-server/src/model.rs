@@ -106,6 +106,16 @@ pub enum Game {
 }
 
 impl Game {
+    /// Every player of the match, in the order the match lists them.
+    #[must_use]
+    pub fn players(&self) -> Vec<&str> {
+        match self {
+            Self::Pair { a, b, .. } => vec![a.as_str(), b.as_str()],
+            Self::Team { team_a, team_b, .. } => team_a.iter().chain(team_b).map(String::as_str).collect(),
+            Self::FreeForAll { entrants, .. } => entrants.iter().map(String::as_str).collect(),
+        }
+    }
+
     /// The journal's `kind`: `pair`, `team` or `free_for_all`.
     #[must_use]
     pub fn kind(&self) -> &'static str {
@@ -185,11 +195,7 @@ impl MatchRequest {
     /// Every player of the match, in the order the match lists them.
     #[must_use]
     pub fn players(&self) -> Vec<&str> {
-        match &self.game {
-            Game::Pair { a, b, .. } => vec![a.as_str(), b.as_str()],
-            Game::Team { team_a, team_b, .. } => team_a.iter().chain(team_b).map(String::as_str).collect(),
-            Game::FreeForAll { entrants, .. } => entrants.iter().map(String::as_str).collect(),
-        }
+        self.game.players()
     }
 
     /// Names, no player twice, and the shape the engine accepts (checked with new players,
@@ -422,6 +428,9 @@ pub struct JournalEntry {
     /// The latest correction's inputs: the match counts with these, at its place.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub corrected: Option<Box<serde_json::value::RawValue>>,
+    /// SHA-256 of the previous entry's hash and this entry's canonical content, hex
+    /// ([`crate::chain`]).
+    pub hash: String,
 }
 
 /// Server time in Unix seconds.

@@ -62,3 +62,20 @@ CREATE INDEX journal_by_kind ON journal (ladder_id, kind, seq);
 ALTER TABLE journal ADD COLUMN annulled BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE journal ADD COLUMN annul_reason TEXT;
 ALTER TABLE journal ADD COLUMN corrected_inputs TEXT;
+
+-- The hash chain (ladder-server/src/chain.rs): each entry's hash, each player's number (its
+-- place in the ladder's joining order; insert-only, so chaining never waits for a match's
+-- row locks), and each ladder's chain head. Entries of version
+-- 0.1 are chained when the server starts (SQLite) or by the chainer (PostgreSQL).
+ALTER TABLE journal ADD COLUMN hash BYTEA;
+CREATE TABLE player_numbers (
+    player_id BIGINT PRIMARY KEY,
+    number    BIGINT NOT NULL
+);
+CREATE INDEX journal_unchained ON journal (ladder_id, seq) WHERE hash IS NULL;
+CREATE TABLE chains (
+    ladder_id BIGINT PRIMARY KEY REFERENCES ladders (id),
+    last_hash BYTEA NOT NULL,
+    last_seq  BIGINT NOT NULL,
+    numbered  BIGINT NOT NULL  -- players numbered so far
+);

@@ -51,3 +51,20 @@ CREATE INDEX journal_by_kind ON journal (ladder_id, kind, seq);
 ALTER TABLE journal ADD COLUMN annulled INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE journal ADD COLUMN annul_reason TEXT;
 ALTER TABLE journal ADD COLUMN corrected_inputs TEXT;
+
+-- The hash chain (ladder-server/src/chain.rs): each entry's hash, each player's number (its
+-- place in the ladder's joining order; insert-only, so chaining never waits for a match's
+-- row locks), and each ladder's chain head. Entries of version
+-- 0.1 are chained when the server starts (SQLite) or by the chainer (PostgreSQL).
+ALTER TABLE journal ADD COLUMN hash BLOB;
+CREATE TABLE player_numbers (
+    player_id INTEGER PRIMARY KEY,
+    number    INTEGER NOT NULL
+);
+CREATE INDEX journal_unchained ON journal (ladder_id, seq) WHERE hash IS NULL;
+CREATE TABLE chains (
+    ladder_id INTEGER PRIMARY KEY REFERENCES ladders (id),
+    last_hash BLOB NOT NULL,
+    last_seq  INTEGER NOT NULL,
+    numbered  INTEGER NOT NULL  -- players numbered so far
+);

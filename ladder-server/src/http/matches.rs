@@ -77,12 +77,17 @@ async fn journal(State(state): State<Arc<AppState>>, access: LadderAccess<Read>,
     json_ok(&state.store.journal(&access.ladder, after, limit, kind.as_deref()).await?)
 }
 
-/// The whole journal as NDJSON (one entry per line, as `GET …/matches` shows them),
-/// streamed page by page: the server holds one page at a time.
+/// The whole journal as NDJSON: a header line (`{"format", "ladder", "rules"}`), then one
+/// entry per line as `GET …/matches` shows them, streamed page by page (the server holds
+/// one page at a time). `elo-ladder verify --journal FILE` checks it.
 async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let store = Arc::clone(&state.store);
     let ladder = access.ladder;
+    let rules: serde_json::Value = serde_json::from_str(&ladder.config_json).map_err(|e| ApiError::internal(format!("stored configuration: {e}")))?;
+    let mut header = serde_json::to_vec(&crate::verify::Header { format: crate::verify::FORMAT.to_owned(), ladder: ladder.name.clone(), rules }).map_err(|e| ApiError::internal(e.to_string()))?;
+    header.push(b'\n');
+    let header = futures_util::stream::once(async move { Ok::<_, std::io::Error>(header) });
     // (after, finished, waited for a held-back entry since)
     let pages = futures_util::stream::unfold((0i64, false, None::<std::time::Instant>), move |(after, finished, held)| {
         let (store, ladder) = (Arc::clone(&store), Arc::clone(&ladder));
@@ -112,6 +117,6 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
             Some((Ok(text), (last, false, None)))
         }
     });
-    let body = axum::body::Body::from_stream(pages);
+    let body = axum::body::Body::from_stream(futures_util::StreamExt::chain(header, pages));
     Ok(([(axum::http::header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
 }

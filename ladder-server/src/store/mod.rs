@@ -244,6 +244,8 @@ pub trait LadderStore: Send + Sync {
     /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
     /// 200 body.
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String>;
+    /// Every player's current state (for `elo-ladder verify`).
+    fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// The ladder's ended seasons, oldest first.
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>>;
     /// A page of an ended season's final standings; `None` for a season that has not ended.
@@ -298,7 +300,7 @@ pub fn replay_answer(id: &str, stored_kind: &str, stored_inputs: &str, kind: &st
 }
 
 /// The journal columns [`journal_entry`] reads, in its order.
-pub const JOURNAL_COLUMNS: &str = "seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs";
+pub const JOURNAL_COLUMNS: &str = "seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash";
 
 /// A journal row ([`JOURNAL_COLUMNS`]) as the API shows it.
 #[derive(Debug)]
@@ -323,6 +325,8 @@ pub struct JournalRow {
     pub annul_reason: Option<String>,
     /// `corrected_inputs`.
     pub corrected: Option<String>,
+    /// `hash` (pages show only chained entries).
+    pub hash: Vec<u8>,
 }
 
 /// A journal row as the API shows it.
@@ -344,6 +348,7 @@ pub fn journal_entry(row: JournalRow) -> Result<JournalEntry, ApiError> {
         annulled: row.annulled,
         annul_reason: row.annul_reason,
         corrected: row.corrected.map(raw).transpose()?,
+        hash: crate::chain::hex(&row.hash),
     })
 }
 

@@ -21,7 +21,7 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::events::{event_response, run_event, EventRequest};
-use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, ZeroSum};
+use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
 const MIGRATIONS: [&str; 2] = [include_str!("../../migrations/sqlite/0001_ladders.sql"), include_str!("../../migrations/sqlite/0002_operations.sql")];
@@ -106,6 +106,14 @@ impl SqliteStore {
         let describe = |e: rusqlite::Error| format!("sqlite://{path}: {e}");
         let mut writer = connect(path, full_sync).map_err(describe)?;
         migrate(&mut writer).map_err(describe)?;
+        writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
+        match chain_everything(&writer) {
+            Ok(()) => writer.execute_batch("COMMIT").map_err(describe)?,
+            Err(error) => {
+                let _ = writer.execute_batch("ROLLBACK");
+                return Err(format!("sqlite://{path}: chaining the journal: {}", error.message));
+            }
+        }
         let (sender, receiver) = mpsc::channel::<Job>();
         let busy = Arc::new(AtomicUsize::new(0));
         let writer_busy = Arc::clone(&busy);
@@ -245,7 +253,7 @@ impl LadderStore for SqliteStore {
             let Some(&(last, _)) = sizes[..fits].last() else {
                 return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
             };
-            let sql = format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) ORDER BY seq");
+            let sql = format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
             let mut statement = c.prepare_cached(&sql)?;
             let rows = statement.query_map(params![id, after, last, kind], |r| {
                 Ok(JournalRow {
@@ -259,6 +267,7 @@ impl LadderStore for SqliteStore {
                     annulled: r.get(7)?,
                     annul_reason: r.get(8)?,
                     corrected: r.get(9)?,
+                    hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
                 })
             })?;
             let mut entries = Vec::with_capacity(fits);
@@ -368,6 +377,20 @@ impl LadderStore for SqliteStore {
                 })
                 .collect();
             Ok(Some(entries))
+        }))
+    }
+
+    fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
+        let (ladder_id, zero_sum_total) = (ladder.id, ladder.zero_sum_total());
+        Box::pin(self.read(move |c| {
+            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
+            let mut statement = c.prepare(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id"))?;
+            let mut rows = statement.query([ladder_id])?;
+            let mut players = Vec::new();
+            while let Some(row) = rows.next()? {
+                players.push(view(player_row(row)?, zero_sum.as_ref()));
+            }
+            Ok(players)
         }))
     }
 
@@ -651,6 +674,7 @@ fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<Str
     let results = model::results_json(&applied.players);
     let joined = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined, results: results.clone() })?;
+    chain_ladder(c, ladder.id)?;
     let mut history = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
     for ((view, before), name) in applied.players.iter().zip(&applied.before).zip(request.players()) {
         history.execute(params![rows[name].id, seq, ladder.id, f64::from(*before), f64::from(view.state.rating)])?;
@@ -689,6 +713,7 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
     }
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, outcome.decayed_through])?;
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() })?;
+    chain_ladder(c, ladder.id)?;
     let mut history = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
     for (player, before, after) in &outcome.history {
         history.execute(params![player, seq, ladder.id, f64::from(*before), f64::from(*after)])?;
@@ -815,5 +840,68 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() })?;
+    chain_ladder(c, ladder.id)?;
     Ok(crate::amend::response(seq, &results))
+}
+
+/// Chains the ladder's unchained entries (in seq order) onto its chain head, numbering
+/// joining players (see [`crate::chain`]): after every append, in the same transaction, and
+/// for a database of version 0.1 when the server starts.
+fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
+    use crate::chain::{extend, names, Head, Unchained};
+    loop {
+        let head: Option<(Vec<u8>, i64, i64)> =
+            c.prepare_cached("SELECT last_hash, last_seq, numbered FROM chains WHERE ladder_id = ?1")?.query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+        let mut head = match head {
+            Some((hash, seq, numbered)) => Head { hash: hash.try_into().map_err(|_| ApiError::internal("a chain head is not 32 bytes"))?, seq, numbered: u64::try_from(numbered).unwrap_or(0) },
+            None => Head::default(),
+        };
+        let entries: Vec<Unchained> = c
+            .prepare_cached("SELECT seq, kind, match_id, time, inputs, joined FROM journal WHERE ladder_id = ?1 AND hash IS NULL ORDER BY seq LIMIT 1000")?
+            .query_map([ladder_id], |r| {
+                let joined: String = r.get(5)?;
+                Ok(Unchained { seq: r.get(0)?, kind: r.get(1)?, id: r.get(2)?, time: r.get(3)?, inputs: r.get(4)?, joined: serde_json::from_str(&joined).unwrap_or_default() })
+            })?
+            .collect::<Result<_, _>>()?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let mut known: HashMap<String, u64> = HashMap::new();
+        for entry in &entries {
+            for name in names(entry) {
+                if known.contains_key(&name) || entry.joined.contains(&name) {
+                    continue;
+                }
+                let number: Option<i64> = c
+                    .prepare_cached("SELECT n.number FROM players p JOIN player_numbers n ON n.player_id = p.id WHERE p.ladder_id = ?1 AND p.name = ?2")?
+                    .query_row(params![ladder_id, name], |r| r.get(0))
+                    .optional()?;
+                if let Some(number) = number {
+                    known.insert(name, u64::try_from(number).unwrap_or(0));
+                }
+            }
+        }
+        let chained = extend(&mut head, &entries, &known).map_err(ApiError::internal)?;
+        for (name, number) in &chained.numbers {
+            c.prepare_cached("INSERT INTO player_numbers (player_id, number) SELECT id, ?3 FROM players WHERE ladder_id = ?1 AND name = ?2")?
+                .execute(params![ladder_id, name, i64::try_from(*number).unwrap_or(i64::MAX)])?;
+        }
+        for (seq, hash) in &chained.hashes {
+            c.prepare_cached("UPDATE journal SET hash = ?2 WHERE seq = ?1")?.execute(params![seq, hash.as_slice()])?;
+        }
+        c.prepare_cached(
+            "INSERT INTO chains (ladder_id, last_hash, last_seq, numbered) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (ladder_id) DO UPDATE SET last_hash = excluded.last_hash, last_seq = excluded.last_seq, numbered = excluded.numbered",
+        )?
+        .execute(params![ladder_id, head.hash.as_slice(), head.seq, i64::try_from(head.numbered).unwrap_or(i64::MAX)])?;
+    }
+}
+
+/// Chains what a database of version 0.1 left unchained (once, at start).
+fn chain_everything(c: &Connection) -> Result<(), ApiError> {
+    let ladders: Vec<i64> = c.prepare("SELECT DISTINCT ladder_id FROM journal WHERE hash IS NULL")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    for ladder in ladders {
+        chain_ladder(c, ladder)?;
+    }
+    Ok(())
 }

@@ -523,6 +523,19 @@ pub fn journal(app: &TestApp, ladder: &str) -> Vec<Value> {
     entries
 }
 
+/// `elo-ladder verify --database DB --ladder NAME`: its summary, or a panic with its error.
+pub fn verify_database(database: &str, ladder: &str) -> String {
+    let output = Command::new(binary()).args(["verify", "--database", database, "--ladder", ladder]).output().expect("elo-ladder verify");
+    assert!(output.status.success(), "verify {ladder}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `elo-ladder verify --journal FILE`: success and what it printed.
+pub fn verify_journal(file: &Path) -> (bool, String) {
+    let output = Command::new(binary()).args(["verify", "--journal"]).arg(file).output().expect("elo-ladder verify");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
 /// A journal score as a C caller passes it: `(float)score_a`, widened as the engine does.
 fn c_score(value: &Value) -> f64 {
     let score = value.as_f64().expect("score");
@@ -652,6 +665,9 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
             }
         }
     }
+    // The hash chain and the same replay, by the server's own verifier (an outsider's view).
+    let verified = verify_database(&app.server.database, ladder);
+    assert!(verified.contains(&format!("{} entries", entries.len())), "{verified}");
     for (name, &i) in &index {
         let served = app.ok("GET", &format!("/v1/ladders/{ladder}/players/{name}"), &app.read, None);
         let (_, state) = parse_player(&served);

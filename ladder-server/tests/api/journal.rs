@@ -12,6 +12,7 @@ on_both!(
     zero_sum_ladders_keep_their_total_through_one_row,
     journal_pages_are_bounded_by_size,
     the_journal_is_filtered_by_kind_and_exported,
+    tampering_is_found_by_verify,
 );
 
 fn the_journal_replays_to_every_stored_state_bit_for_bit(backend: Backend) {
@@ -173,8 +174,8 @@ fn postgres_reports_do_not_scan_the_journal() {
     let db = app.server.database.clone();
     helpers::psql_query(
         &db,
-        "INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
-         SELECT nextval('journal_seq'), l.id, 'old' || i, 'pair', '{}', 0, '[]', '[]', 6 FROM generate_series(1, 20000) AS i, ladders l WHERE l.name = 'big'; ANALYZE journal",
+        "INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes, hash) \
+         SELECT nextval('journal_seq'), l.id, 'old' || i, 'note', '{}', 0, '[]', '[]', 6, '\\x00' FROM generate_series(1, 20000) AS i, ladders l WHERE l.name = 'big'; ANALYZE journal",
     );
     let scanned = |app: &mut TestApp| -> i64 {
         app.server.terminate();
@@ -309,6 +310,84 @@ fn the_journal_is_filtered_by_kind_and_exported(backend: Backend) {
     assert_eq!(app.call("GET", "/v1/ladders/rich/export", &app.read, None).0, 403);
     let (status, text) = app.call("GET", "/v1/ladders/rich/export", &app.admin, None);
     assert_eq!(status, 200);
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("one JSON entry per line")).collect();
+    let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("one JSON entry per line")).collect();
+    let header = lines.remove(0);
+    assert_eq!((header["format"].as_str(), header["ladder"].as_str()), (Some("elo-ladder-journal/1"), Some("rich")));
     assert_eq!(lines, all);
+}
+
+/// An export verifies; a changed result, a changed input, a deleted entry or a swapped order
+/// makes `elo-ladder verify --journal` fail naming the seq; a changed stored player makes
+/// `verify --database` fail.
+fn tampering_is_found_by_verify(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("rich", RICH_RULES);
+    let mut rng = Lcg(12);
+    for i in 0..30 {
+        app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 8, true)));
+    }
+    app.ok("POST", "/v1/ladders/rich/matches/m4/annul", &app.admin, Some(r#"{"reason":"smurf"}"#));
+    let (_, text) = app.call("GET", "/v1/ladders/rich/export", &app.admin, None);
+    let dir = helpers::TempDir::new("export");
+    let write = |name: &str, lines: &[String]| {
+        let path = dir.0.join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    };
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (ok, said) = helpers::verify_journal(&write("clean.ndjson", &lines));
+    assert!(ok, "{said}");
+    assert!(said.contains("31 entries (30 matches, 1 annulled, 0 corrected)"), "{said}");
+    let seq_of = |line: &str| serde_json::from_str::<Value>(line).unwrap()["seq"].as_i64().unwrap();
+    let edit = |i: usize, change: &dyn Fn(&mut Value)| {
+        let mut copy = lines.clone();
+        let mut entry: Value = serde_json::from_str(&copy[i]).unwrap();
+        change(&mut entry);
+        copy[i] = entry.to_string();
+        copy
+    };
+    // A result changed (the replay finds it), an input changed (the chain finds it).
+    let tenth = seq_of(&lines[10]);
+    let results = edit(10, &|e| e["results"][0]["rating"] = Value::from(e["results"][0]["rating"].as_f64().unwrap() + 1.0));
+    let (ok, said) = helpers::verify_journal(&write("result.ndjson", &results));
+    assert!(!ok && said.contains(&format!("seq {tenth} does not verify")), "{said}");
+    let inputs = edit(10, &|e| {
+        let key = if e["inputs"]["kind"] == "free_for_all" { "places" } else { "score_a" };
+        e["inputs"][key] = if key == "places" { serde_json::json!(e["inputs"]["places"].as_array().unwrap().iter().rev().cloned().collect::<Vec<_>>()) } else { Value::from(0.25) };
+    });
+    let (ok, said) = helpers::verify_journal(&write("inputs.ndjson", &inputs));
+    assert!(!ok && said.contains(&format!("seq {tenth} does not verify")), "{said}");
+    // An entry deleted: the next one no longer follows.
+    let mut deleted = lines.clone();
+    deleted.remove(10);
+    let (ok, said) = helpers::verify_journal(&write("deleted.ndjson", &deleted));
+    assert!(!ok && said.contains(&format!("seq {} does not verify", seq_of(&lines[11]))), "{said}");
+    // Two entries swapped.
+    let mut swapped = lines.clone();
+    swapped.swap(12, 13);
+    let (ok, said) = helpers::verify_journal(&write("swapped.ndjson", &swapped));
+    assert!(!ok && said.contains("does not verify"), "{said}");
+    // The annulment mark removed: the amendment no longer matches.
+    let m4 = lines.iter().position(|l| l.contains("\"id\":\"m4\"")).unwrap();
+    let unmarked = edit(m4, &|e| {
+        e["annulled"] = Value::Bool(false);
+        e.as_object_mut().unwrap().remove("annul_reason");
+    });
+    let (ok, said) = helpers::verify_journal(&write("unmarked.ndjson", &unmarked));
+    assert!(!ok, "{said}");
+    // A stored player changed behind the server's back.
+    let db = &app.server.database;
+    let sql = "UPDATE players SET rating = rating + 1 WHERE name = (SELECT min(name) FROM players)";
+    match backend {
+        Backend::Sqlite => {
+            let connection = rusqlite::Connection::open(db.strip_prefix("sqlite://").unwrap()).unwrap();
+            connection.execute(sql, []).unwrap();
+        }
+        Backend::Postgres => {
+            helpers::psql_query(db, sql);
+        }
+    }
+    let output = std::process::Command::new(helpers::binary()).args(["verify", "--database", db, "--ladder", "rich"]).output().unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("stored"), "{}", String::from_utf8_lossy(&output.stderr));
 }

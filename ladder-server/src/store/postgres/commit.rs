@@ -159,6 +159,7 @@ async fn run(shared: &Shared, batch: Vec<Pending>, mut front: Option<Front<'_>>)
                 let applied = outcomes.iter().filter(|o| matches!(o, Outcome::Answer(Ok(_)))).count();
                 crate::telemetry::record_commit("postgres", batch.len(), started.elapsed());
                 crate::telemetry::record_matches(applied);
+                shared.chain_wake.notify_one();
                 deliver(shared, batch, outcomes);
                 return;
             }
@@ -256,7 +257,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let lock_zero_sum = conn
         .prepare(
             "SELECT id, zero_sum_offset, zero_sum_sum, players FROM ladders \
-             WHERE id = ANY($2) AND pg_try_advisory_xact_lock_shared($1, id::int4) ORDER BY id FOR UPDATE",
+             WHERE id = ANY($2) AND pg_try_advisory_xact_lock_shared($1, id::int4) ORDER BY id FOR NO KEY UPDATE",
         )
         .await?;
     let lock_players = conn.prepare(LOCK_PLAYERS).await?;
@@ -524,7 +525,7 @@ const LOCK_PLAYERS: &str = "SELECT p.id, p.name, p.rating, p.games_played, p.win
      p.protected_games, p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, p.ladder_id \
      FROM players p JOIN unnest($2::bigint[], $3::text[]) AS u(ladder, name) ON p.ladder_id = u.ladder AND p.name = u.name \
      WHERE pg_try_advisory_xact_lock_shared($1, p.ladder_id::int4) \
-     ORDER BY p.ladder_id, p.name COLLATE \"C\" FOR UPDATE OF p";
+     ORDER BY p.ladder_id, p.name COLLATE \"C\" FOR NO KEY UPDATE OF p";
 
 fn finish(outcomes: Vec<Option<Outcome>>) -> Vec<Outcome> {
     outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Defer)).collect()

@@ -11,6 +11,7 @@
 //! exclusively; a batch that finds a ladder so locked leaves its reports waiting in memory
 //! (holding no connection) and commits the others.
 
+mod chainer;
 mod commit;
 mod tls;
 
@@ -157,6 +158,8 @@ struct Shared {
     queue: commit::Queue,
     /// Held by the committer in its first round trip (see [`commit`]).
     front: tokio::sync::Mutex<()>,
+    /// Wakes the chainer (after a commit).
+    chain_wake: tokio::sync::Notify,
 }
 
 /// The PostgreSQL store.
@@ -180,7 +183,7 @@ impl PgStore {
         let connector = tls::connector(&settings)?;
         let max = settings.max_connections.max(2);
         let pool = Pool { connector, idle: Mutex::new(Vec::new()), permits: Semaphore::new(max), in_use: AtomicUsize::new(0), settings };
-        let shared = Arc::new(Shared { pool, queue: commit::Queue::default(), front: tokio::sync::Mutex::new(()) });
+        let shared = Arc::new(Shared { pool, queue: commit::Queue::default(), front: tokio::sync::Mutex::new(()), chain_wake: tokio::sync::Notify::new() });
         {
             let conn = shared.pool.get().await.map_err(|e| e.message)?;
             migrate(&conn.client).await.map_err(|e| format!("postgres migration: {}", describe_postgres(&e)))?;
@@ -192,6 +195,7 @@ impl PgStore {
         for _ in 0..shared.pool.settings.committers.max(1) {
             tokio::spawn(commit::committer(Arc::clone(&shared)));
         }
+        tokio::spawn(chainer::chainer(Arc::clone(&shared)));
         Ok(Self { shared })
     }
 
@@ -289,14 +293,14 @@ impl LadderStore for PgStore {
             let sizes_statement = match kind {
                 None => {
                     conn.prepare(
-                        "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon, $4::text AS kind \
+                        "SELECT seq, bytes, $4::text AS kind, hash IS NOT NULL AS chained \
                          FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
                     )
                     .await?
                 }
                 Some(_) => {
                     conn.prepare(
-                        "SELECT seq, bytes, xmin::text::bigint AS xmin, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon, kind \
+                        "SELECT seq, bytes, kind, hash IS NOT NULL AS chained \
                          FROM journal WHERE ladder_id = $1 AND kind = $4 AND seq > $2 ORDER BY seq LIMIT $3",
                     )
                     .await?
@@ -307,8 +311,9 @@ impl LadderStore for PgStore {
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result = async {
                 let rows = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1), &kind]).await?;
-                // Entries up to the first one not settled (a lower seq may still commit).
-                let settled_rows = rows.iter().take_while(|r| settled(r.get("xmin"), r.get("horizon"))).count();
+                // Entries up to the first one not chained: the chainer hashes only settled
+                // entries, in seq order, so a chained entry has every lower seq committed.
+                let settled_rows = rows.iter().take_while(|r| r.get::<_, bool>("chained")).count();
                 let pending = settled_rows < rows.len();
                 let sizes: Vec<(i64, i64)> = rows[..settled_rows].iter().map(|r| (r.get("seq"), r.get("bytes"))).collect();
                 let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -330,6 +335,7 @@ impl LadderStore for PgStore {
                         annulled: row.get(7),
                         annul_reason: row.get(8),
                         corrected: row.get(9),
+                        hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
                     })?);
                 }
                 Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits })
@@ -349,6 +355,7 @@ impl LadderStore for PgStore {
                 conn.in_transaction = true;
                 match ladder_event_once(&conn.client, &ladder, &request).await {
                     Ok(answer) => {
+                        self.shared.chain_wake.notify_one();
                         // Ends a transaction left open by an early answer (a warning only
                         // after a COMMIT).
                         if conn.client.batch_execute("ROLLBACK").await.is_ok() {
@@ -472,6 +479,21 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<crate::model::PlayerView>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let zero_sum = match ladder.zero_sum_total() {
+                Some(total) => {
+                    let row = conn.client.query_one("SELECT zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = $1", &[&ladder.id]).await?;
+                    Some(ZeroSum::from_stored(total, row.get(0), row.get::<_, &str>(1), row.get(2))?)
+                }
+                None => None,
+            };
+            let rows = conn.client.query(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = $1 ORDER BY id"), &[&ladder.id]).await?;
+            rows.iter().map(|row| Ok(view(player_row(row)?, zero_sum.as_ref()))).collect()
+        })
+    }
+
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
         Box::pin(async move {
             let mut attempt = 0;
@@ -480,6 +502,7 @@ impl LadderStore for PgStore {
                 conn.in_transaction = true;
                 match amend_once(&conn.client, &ladder, &request).await {
                     Ok(answer) => {
+                        self.shared.chain_wake.notify_one();
                         // Ends a transaction left open by an early answer (a warning only
                         // after a COMMIT).
                         if conn.client.batch_execute("ROLLBACK").await.is_ok() {
@@ -756,7 +779,7 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
      SELECT seq, ladder_id, match_id FROM entries";
 
 /// A page of the journal (`$4`: a kind, or null), columns as [`JOURNAL_COLUMNS`].
-const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs FROM journal \
+const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
      WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq";
 
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
@@ -858,7 +881,7 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         let (seq, results): (i64, &str) = (found.get("seq"), found.get("results"));
         return Ok(replay_answer(&request.id, found.get("kind"), found.get("inputs"), kind, &inputs, || event_response(seq, &request.id, results)));
     }
-    let row = c.query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season FROM ladders WHERE id = $1 FOR UPDATE", &[&ladder.id]).await?;
+    let row = c.query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id]).await?;
     let zero_sum = match ladder.zero_sum_total().map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players"))).transpose() {
         Ok(z) => z,
         Err(error) => return Ok(Err(error)),

@@ -1,0 +1,224 @@
+//! `elo-ladder verify`: checks a ladder's journal as an outsider would. Each entry's hash
+//! must follow from the previous one's ([`crate::chain`]), and the entries replayed through
+//! the engine ([`crate::replay`]: annulled matches skipped, corrected ones with their latest
+//! correction) must give every entry's results, with every annulment and correction mark
+//! backed by its amendment entry. From a database, the players' stored states must also be
+//! the replay's, bit for bit. The first entry that does not verify is named by its `seq`.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::chain::{canonical, hex, link, Content, Numbers, GENESIS};
+use crate::model::{current, PlayerView};
+use crate::replay::{Rebuild, StoredEntry};
+use crate::store::Ladder;
+
+/// The first line of an export.
+#[derive(Debug, Deserialize, serde::Serialize)]
+pub struct Header {
+    /// `elo-ladder-journal/1`.
+    pub format: String,
+    /// The ladder's name.
+    pub ladder: String,
+    /// Its configuration (canonical JSON).
+    pub rules: serde_json::Value,
+}
+
+/// The export format's name.
+pub const FORMAT: &str = "elo-ladder-journal/1";
+
+/// A journal entry as exported (and as `GET …/matches` shows it).
+#[derive(Debug, Deserialize)]
+pub struct Exported {
+    /// Its seq.
+    pub seq: i64,
+    /// Its kind.
+    pub kind: String,
+    /// Its id.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Server time.
+    pub time: f64,
+    /// Inputs.
+    pub inputs: serde_json::Value,
+    /// Joined players.
+    pub joined: Vec<String>,
+    /// Results.
+    pub results: serde_json::Value,
+    /// Annulled.
+    #[serde(default)]
+    pub annulled: bool,
+    /// The annulment's reason.
+    #[serde(default)]
+    pub annul_reason: Option<String>,
+    /// The latest correction.
+    #[serde(default)]
+    pub corrected: Option<serde_json::Value>,
+    /// Hex hash.
+    pub hash: String,
+}
+
+/// Where verification failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The first entry that does not verify (0: none in particular, e.g. the players).
+    pub seq: i64,
+    /// Why.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.seq > 0 {
+            write!(f, "seq {} does not verify: {}", self.seq, self.reason)
+        } else {
+            write!(f, "{}", self.reason)
+        }
+    }
+}
+
+/// What verified.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Entries.
+    pub entries: usize,
+    /// Matches (annulled ones included).
+    pub matches: usize,
+    /// Annulled matches.
+    pub annulled: usize,
+    /// Corrected matches.
+    pub corrected: usize,
+    /// Players.
+    pub players: usize,
+    /// The last entry's hash.
+    pub head: String,
+}
+
+/// Verifies a ladder's entries, streamed in seq order.
+pub struct Verifier<'a> {
+    rebuild: Rebuild<'a>,
+    numbers: Numbers,
+    previous: [u8; 32],
+    last_seq: i64,
+    summary: Summary,
+    /// Matches by id: seq, annulled, annul reason, corrected.
+    matches: HashMap<String, (i64, bool, Option<String>, Option<serde_json::Value>)>,
+    /// Amendments seen: match id -> (annul reason, latest correction).
+    amendments: HashMap<String, (Option<String>, Option<serde_json::Value>)>,
+}
+
+impl<'a> Verifier<'a> {
+    /// A verifier of `ladder`'s journal from its first entry.
+    ///
+    /// # Errors
+    /// None today.
+    pub fn new(ladder: &'a Ladder) -> Result<Self, Failure> {
+        let rebuild = Rebuild::new(ladder).map_err(|e| Failure { seq: 0, reason: e.message })?;
+        Ok(Self { rebuild, numbers: Numbers::default(), previous: GENESIS, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new() })
+    }
+
+    /// Checks the next entry.
+    ///
+    /// # Errors
+    /// The entry does not verify.
+    pub fn entry(&mut self, entry: &Exported) -> Result<(), Failure> {
+        let fail = |reason: String| Failure { seq: entry.seq, reason };
+        if entry.seq <= self.last_seq {
+            return Err(fail(format!("out of order (after seq {})", self.last_seq)));
+        }
+        self.last_seq = entry.seq;
+        // The chain.
+        self.numbers.join(&entry.joined);
+        let inputs = entry.inputs.to_string();
+        let content = Content { seq: entry.seq, kind: &entry.kind, id: entry.id.as_deref(), time: entry.time, inputs: &inputs, joined: &entry.joined };
+        let text = canonical(&content, |name| self.numbers.get(name)).map_err(fail)?;
+        let hash = link(&self.previous, &text);
+        if hex(&hash) != entry.hash {
+            return Err(fail("its hash is not the previous entry's hash and its content (a changed, missing or reordered entry)".to_owned()));
+        }
+        self.previous = hash;
+        self.summary.head = entry.hash.clone();
+        // The replay.
+        let effective = entry.corrected.as_ref().map_or_else(|| inputs.clone(), serde_json::Value::to_string);
+        let stored = StoredEntry { seq: entry.seq, kind: entry.kind.clone(), time: entry.time, inputs: effective, joined: entry.joined.clone(), annulled: entry.annulled, results: entry.results.to_string() };
+        let step = self.rebuild.step(&stored).map_err(|e| fail(e.message))?;
+        if let Some(results) = step.results {
+            let replayed: serde_json::Value = serde_json::from_str(&results).map_err(|e| fail(e.to_string()))?;
+            if replayed != entry.results {
+                return Err(fail(format!("the replay gives other results: {replayed}")));
+            }
+        }
+        self.summary.entries += 1;
+        match entry.kind.as_str() {
+            "pair" | "team" | "free_for_all" => {
+                self.summary.matches += 1;
+                self.summary.annulled += usize::from(entry.annulled);
+                self.summary.corrected += usize::from(entry.corrected.is_some());
+                if let Some(id) = &entry.id {
+                    self.matches.insert(id.clone(), (entry.seq, entry.annulled, entry.annul_reason.clone(), entry.corrected.clone()));
+                }
+            }
+            "annul" | "correct" => {
+                let target = entry.inputs["match"].as_str().ok_or_else(|| fail("an amendment without its match".to_owned()))?;
+                if !self.matches.contains_key(target) {
+                    return Err(fail(format!("amends {target:?}, which is not an earlier match")));
+                }
+                let record = self.amendments.entry(target.to_owned()).or_default();
+                if entry.kind == "annul" {
+                    record.0 = Some(entry.inputs["reason"].as_str().unwrap_or("").to_owned());
+                } else {
+                    record.1 = Some(entry.inputs["result"].clone());
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Checks the marks against the amendments, and (from a database) the stored players.
+    ///
+    /// # Errors
+    /// A mark without its amendment or the reverse, or a stored state the replay does not
+    /// give.
+    pub fn finish(mut self, stored: Option<&[PlayerView]>) -> Result<Summary, Failure> {
+        for (id, (seq, annulled, reason, corrected)) in &self.matches {
+            let fail = |reason: String| Failure { seq: *seq, reason };
+            let (annulment, correction) = self.amendments.get(id).cloned().unwrap_or_default();
+            if *annulled != annulment.is_some() || (*annulled && reason.as_deref() != annulment.as_deref()) {
+                return Err(fail(format!("match {id:?}: its annulment mark does not match the journal's annulments")));
+            }
+            if corrected.as_ref() != correction.as_ref() {
+                return Err(fail(format!("match {id:?}: its correction does not match the journal's latest correction")));
+            }
+        }
+        self.summary.players = self.rebuild.order().len();
+        if let Some(stored) = stored {
+            let zero_sum = self.rebuild.zero_sum();
+            if stored.len() != self.rebuild.order().len() {
+                return Err(Failure { seq: 0, reason: format!("the database has {} players, the journal {}", stored.len(), self.rebuild.order().len()) });
+            }
+            for player in stored {
+                let replayed = self.rebuild.players().get(&player.player).ok_or_else(|| Failure { seq: 0, reason: format!("player {:?} is not in the journal", player.player) })?;
+                let replayed = current(&replayed.state, zero_sum.as_ref());
+                let same = replayed == player.state && replayed.rating.to_bits() == player.state.rating.to_bits() && replayed.peak_rating.to_bits() == player.state.peak_rating.to_bits();
+                if !same {
+                    return Err(Failure { seq: 0, reason: format!("player {:?}: stored {:?}, replayed {:?}", player.player, player.state, replayed) });
+                }
+            }
+        }
+        self.summary.annulled = self.matches.values().filter(|m| m.1).count();
+        Ok(self.summary)
+    }
+}
+
+impl Summary {
+    /// One line for the command's output.
+    #[must_use]
+    pub fn line(&self, ladder: &str) -> String {
+        format!(
+            "ladder {ladder}: {} entries ({} matches, {} annulled, {} corrected), {} players; chain head {}",
+            self.entries, self.matches, self.annulled, self.corrected, self.players, if self.head.is_empty() { "(empty)" } else { &self.head }
+        )
+    }
+}
