@@ -64,20 +64,31 @@ pub fn canonical(content: &Content<'_>, number: impl Fn(&str) -> Option<u64>) ->
     let inputs = match content.kind {
         "pair" | "team" | "free_for_all" => {
             let game: Game = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
-            let numbered = match game {
-                Game::Pair { a, b, score_a } => NumberedGame::Pair { a: n(&a)?, b: n(&b)?, score_a },
-                Game::Team { team_a, team_b, score_a } => NumberedGame::Team {
-                    team_a: team_a.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
-                    team_b: team_b.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
-                    score_a,
-                },
-                Game::FreeForAll { entrants, places } => NumberedGame::FreeForAll { entrants: entrants.iter().map(|p| n(p)).collect::<Result<_, _>>()?, places },
-            };
-            serde_json::to_value(numbered).map_err(|e| e.to_string())?
+            serde_json::to_value(numbered(game, &n)?).map_err(|e| e.to_string())?
+        }
+        "correct" => {
+            // {"match": id, "result": a match}: the result's players as numbers too.
+            let mut value: serde_json::Value = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
+            let game: Game = serde_json::from_value(value["result"].take()).map_err(|e| format!("seq {}: correction: {e}", content.seq))?;
+            value["result"] = serde_json::to_value(numbered(game, &n)?).map_err(|e| e.to_string())?;
+            value
         }
         _ => serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?,
     };
     serde_json::to_string(&Hashed { seq: content.seq, kind: content.kind, id: content.id, time: content.time, inputs, joined: content.joined.len() }).map_err(|e| e.to_string())
+}
+
+/// A match with its players as numbers.
+fn numbered(game: Game, n: &impl Fn(&str) -> Result<u64, String>) -> Result<NumberedGame, String> {
+    Ok(match game {
+        Game::Pair { a, b, score_a } => NumberedGame::Pair { a: n(&a)?, b: n(&b)?, score_a },
+        Game::Team { team_a, team_b, score_a } => NumberedGame::Team {
+            team_a: team_a.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
+            team_b: team_b.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
+            score_a,
+        },
+        Game::FreeForAll { entrants, places } => NumberedGame::FreeForAll { entrants: entrants.iter().map(|p| n(p)).collect::<Result<_, _>>()?, places },
+    })
 }
 
 /// The next link: SHA-256 of the previous hash and the canonical content.
@@ -200,8 +211,10 @@ pub fn extend(head: &mut Head, entries: &[Unchained], known: &HashMap<String, u6
 /// Every player name an entry refers to (for looking up their numbers).
 #[must_use]
 pub fn names(entry: &Unchained) -> Vec<String> {
-    match serde_json::from_str::<Game>(&entry.inputs) {
-        Ok(game) if matches!(entry.kind.as_str(), "pair" | "team" | "free_for_all") => game.players().into_iter().map(str::to_owned).collect(),
-        _ => Vec::new(),
-    }
+    let game = match entry.kind.as_str() {
+        "pair" | "team" | "free_for_all" => serde_json::from_str::<Game>(&entry.inputs).ok(),
+        "correct" => serde_json::from_str::<serde_json::Value>(&entry.inputs).ok().and_then(|mut v| serde_json::from_value::<Game>(v["result"].take()).ok()),
+        _ => None,
+    };
+    game.map(|g| g.players().into_iter().map(str::to_owned).collect()).unwrap_or_default()
 }

@@ -16,6 +16,7 @@
 
 pub mod amend;
 pub mod chain;
+pub mod erase;
 pub mod error;
 pub mod events;
 pub mod http;

@@ -8,7 +8,7 @@ use axum::routing::get;
 use axum::Router;
 use serde::Serialize;
 
-use super::auth::{LadderAccess, Read};
+use super::auth::{Admin, LadderAccess, Read};
 use super::query::QueryParams;
 use super::{json_ok, AppState};
 use crate::error::ApiError;
@@ -18,7 +18,7 @@ use crate::store::{BoardEntry, HistoryEntry};
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
     Router::new()
-        .route("/v1/ladders/{ladder}/players/{player}", get(player))
+        .route("/v1/ladders/{ladder}/players/{player}", get(player).delete(erase))
         .route("/v1/ladders/{ladder}/players/{player}/matches", get(history))
         .route("/v1/ladders/{ladder}/leaderboard", get(leaderboard))
 }
@@ -28,6 +28,20 @@ fn path_player(params: &RawPathParams) -> Result<String, ApiError> {
     let player = params.iter().find(|(name, _)| *name == "player").map(|(_, value)| value.to_owned()).unwrap_or_default();
     check_name(&player, "player")?;
     Ok(player)
+}
+
+/// `DELETE …/players/{player}` (admin): the player's name replaced by a pseudonym
+/// everywhere; nothing else changes.
+async fn erase(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let player = path_player(&params)?;
+    let store = Arc::clone(&state.store);
+    let ladder = Arc::clone(&access.ladder);
+    let name = player.clone();
+    let pseudonym = super::detached(async move { store.erase(ladder, &name).await })
+        .await?
+        .ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", access.ladder.name)))?;
+    json_ok(&serde_json::json!({ "erased": true, "pseudonym": pseudonym }))
 }
 
 /// `{"entries": [...], "before": SEQ}`: `before` is the seq to ask for the next (older)

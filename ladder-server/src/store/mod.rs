@@ -244,6 +244,9 @@ pub trait LadderStore: Send + Sync {
     /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
     /// 200 body.
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String>;
+    /// Erases a player's name (see [`crate::erase`]); the pseudonym, or `None` for an
+    /// unknown player.
+    fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// The ladder's ended seasons, oldest first.

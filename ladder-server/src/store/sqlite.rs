@@ -380,6 +380,40 @@ impl LadderStore for SqliteStore {
         }))
     }
 
+    fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
+        let player = player.to_owned();
+        Box::pin(self.write(move |c| {
+            let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder.id, player], |r| r.get(0)).optional()?;
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let pseudonym = crate::erase::pseudonym()?;
+            let entries: Vec<(i64, String, String, Option<String>, String, String)> = c
+                .prepare_cached(
+                    "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results FROM journal j \
+                     WHERE j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) AND j.kind IN ('pair', 'team', 'free_for_all')",
+                )?
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                .collect::<Result<_, _>>()?;
+            for (seq, kind, inputs, corrected, joined, results) in &entries {
+                let renamed = crate::erase::rename(*seq, kind, (inputs, corrected.as_deref(), joined, results), &player, &pseudonym)?;
+                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6 WHERE seq = ?1")?
+                    .execute(params![renamed.seq, renamed.inputs, renamed.corrected, renamed.joined, renamed.results, renamed.bytes])?;
+            }
+            let amendments: Vec<(i64, String, String, String)> = c
+                .prepare_cached("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND kind IN ('annul', 'correct')")?
+                .query_map([ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect::<Result<_, _>>()?;
+            for (seq, inputs, joined, results) in &amendments {
+                if let Some(renamed) = crate::erase::rename_amendment(*seq, (inputs, joined, results), &player, &pseudonym)? {
+                    c.prepare_cached("UPDATE journal SET inputs = ?2, results = ?3, bytes = ?4 WHERE seq = ?1")?.execute(params![renamed.seq, renamed.inputs, renamed.results, renamed.bytes])?;
+                }
+            }
+            c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
+            Ok(Some(pseudonym))
+        }))
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
         let (ladder_id, zero_sum_total) = (ladder.id, ladder.zero_sum_total());
         Box::pin(self.read(move |c| {

@@ -1,5 +1,7 @@
 //! Players and leaderboards.
 
+use serde_json::Value;
+
 use crate::helpers::{self, call, Backend, Server, TestApp};
 use crate::RULES;
 
@@ -7,6 +9,7 @@ on_both!(
     leaderboard_pages_and_ranks,
     ties_follow_the_journals_joining_order,
     around_a_player_and_history,
+    an_erased_player_leaves_no_name_behind,
 );
 
 fn leaderboard_pages_and_ranks(backend: Backend) {
@@ -131,4 +134,56 @@ fn around_a_player_and_history(backend: Backend) {
     }
     assert_eq!(app.call("GET", "/v1/ladders/main/players/ghost/matches", &app.read, None).0, 404);
     assert_eq!(app.call("GET", "/v1/ladders/main/players/p1/matches?before=0", &app.read, None).0, 400);
+}
+
+/// Erasure: the name is replaced by a pseudonym in every read (player, leaderboard, journal,
+/// history, standings, export); no other player's state changes; the journal still
+/// verifies and replays; the name can join again as a new player.
+fn an_erased_player_leaves_no_name_behind(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("main", crate::RICH_RULES);
+    let mut rng = crate::Lcg(31);
+    for i in 0..40 {
+        let body = crate::random_match(&mut rng, &format!("m{i}"), 8, true).replace("\"p3\"", "\"alice-smith\"");
+        app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(&body));
+        if i == 20 {
+            app.ok("POST", "/v1/ladders/main/seasons/end", &app.admin, Some(r#"{"id":"s1"}"#));
+        }
+    }
+    let with_alice = helpers::journal(&app, "main").into_iter().find(|e| e["kind"] == "pair" && e.to_string().contains("alice-smith")).expect("a pair with alice");
+    let score = with_alice["inputs"]["score_a"].as_f64().unwrap();
+    app.ok("POST", &format!("/v1/ladders/main/matches/{}/correct", with_alice["id"].as_str().unwrap()), &app.admin, Some(&format!(r#"{{"score_a":{}}}"#, 1.0 - score)));
+    let alice = app.ok("GET", "/v1/ladders/main/players/alice-smith", &app.read, None);
+    let everybody = |app: &TestApp| -> Vec<Value> { app.ok("GET", "/v1/ladders/main/leaderboard?limit=1000", &app.read, None)["entries"].as_array().unwrap().clone() };
+    let before = everybody(&app);
+    assert_eq!(app.call("DELETE", "/v1/ladders/main/players/alice-smith", &app.report, None).0, 403, "admin only");
+    let erased = app.ok("DELETE", "/v1/ladders/main/players/alice-smith", &app.admin, None);
+    let pseudonym = erased["pseudonym"].as_str().unwrap().to_owned();
+    assert!(pseudonym.starts_with("erased-"));
+    assert_eq!(app.call("GET", "/v1/ladders/main/players/alice-smith", &app.read, None).0, 404);
+    assert_eq!(app.call("DELETE", "/v1/ladders/main/players/alice-smith", &app.admin, None).0, 404);
+    // The same board with the pseudonym in her place.
+    let after = everybody(&app);
+    let renamed: Vec<Value> = before.iter().map(|e| if e["player"] == "alice-smith" { let mut e = e.clone(); e["player"] = Value::from(pseudonym.as_str()); e } else { e.clone() }).collect();
+    assert_eq!(after, renamed);
+    let now = app.ok("GET", &format!("/v1/ladders/main/players/{pseudonym}"), &app.read, None);
+    assert_eq!((now["rating"].clone(), now["games_played"].clone()), (alice["rating"].clone(), alice["games_played"].clone()));
+    // No read shows the name.
+    for path in [
+        "/v1/ladders/main/matches?limit=1000".to_owned(),
+        "/v1/ladders/main/export".to_owned(),
+        "/v1/ladders/main/seasons/1/leaderboard?limit=1000".to_owned(),
+        format!("/v1/ladders/main/players/{pseudonym}/matches?limit=1000"),
+        "/v1/ladders/main/leaderboard?limit=1000".to_owned(),
+    ] {
+        let (status, text) = app.call("GET", &path, &app.admin, None);
+        assert_eq!(status, 200, "{path}");
+        assert!(!text.contains("alice-smith"), "{path} still names her");
+    }
+    assert!(app.ok("GET", &format!("/v1/ladders/main/players/{pseudonym}/matches?limit=1000"), &app.read, None)["entries"].as_array().unwrap().len() > 5);
+    helpers::verify_replay(&app, "main", crate::RICH_RULES);
+    // The name joins again, as a new player.
+    let again = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"back","a":"alice-smith","b":"p0","score_a":1}"#));
+    assert_eq!(again["players"][0]["games_played"].as_u64(), Some(1));
+    helpers::verify_replay(&app, "main", crate::RICH_RULES);
 }

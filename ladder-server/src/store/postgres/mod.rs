@@ -479,6 +479,17 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            conn.in_transaction = true;
+            let result = erase_once(&conn.client, &ladder, player).await;
+            let _ = conn.client.batch_execute("ROLLBACK").await;
+            conn.in_transaction = false;
+            result
+        })
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<crate::model::PlayerView>> {
         Box::pin(async move {
             let conn = self.pool().get().await?;
@@ -1148,4 +1159,48 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let seq: i64 = c.query_one(APPEND, &entry.params(&nobody)).await?.get("seq");
     c.batch_execute("COMMIT").await?;
     Ok(Ok(crate::amend::response(seq, &results)))
+}
+
+/// An erasure in its own transaction, holding the ladder's lock exclusively (see
+/// [`crate::erase`]).
+async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<String>, ApiError> {
+    let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
+    c.batch_execute("BEGIN").await?;
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
+    let Some(row) = c.query_opt("SELECT id FROM players WHERE ladder_id = $1 AND name = $2", &[&ladder.id, &player]).await? else {
+        return Ok(None);
+    };
+    let id: i64 = row.get(0);
+    let pseudonym = crate::erase::pseudonym()?;
+    let rows = c
+        .query(
+            "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results FROM journal j \
+             WHERE j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) AND j.kind IN ('pair', 'team', 'free_for_all')",
+            &[&id],
+        )
+        .await?;
+    let mut renamed = Vec::with_capacity(rows.len());
+    for r in &rows {
+        renamed.push(crate::erase::rename(r.get(0), r.get(1), (r.get(2), r.get(3), r.get(4), r.get(5)), player, &pseudonym)?);
+    }
+    let seqs: Vec<i64> = renamed.iter().map(|r| r.seq).collect();
+    let inputs: Vec<&str> = renamed.iter().map(|r| r.inputs.as_str()).collect();
+    let corrected: Vec<Option<&str>> = renamed.iter().map(|r| r.corrected.as_deref()).collect();
+    let joined: Vec<&str> = renamed.iter().map(|r| r.joined.as_str()).collect();
+    let results: Vec<&str> = renamed.iter().map(|r| r.results.as_str()).collect();
+    let bytes: Vec<i64> = renamed.iter().map(|r| r.bytes).collect();
+    c.execute(
+        "UPDATE journal j SET inputs = u.inputs, corrected_inputs = u.corrected, joined = u.joined, results = u.results, bytes = u.bytes \
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(seq, inputs, corrected, joined, results, bytes) WHERE j.seq = u.seq",
+        &[&seqs, &inputs, &corrected, &joined, &results, &bytes],
+    )
+    .await?;
+    for r in c.query("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = $1 AND kind IN ('annul', 'correct')", &[&ladder.id]).await? {
+        if let Some(renamed) = crate::erase::rename_amendment(r.get(0), (r.get(1), r.get(2), r.get(3)), player, &pseudonym)? {
+            c.execute("UPDATE journal SET inputs = $2, results = $3, bytes = $4 WHERE seq = $1", &[&renamed.seq, &renamed.inputs, &renamed.results, &renamed.bytes]).await?;
+        }
+    }
+    c.execute("UPDATE players SET name = $2 WHERE id = $1", &[&id, &pseudonym]).await?;
+    c.batch_execute("COMMIT").await?;
+    Ok(Some(pseudonym))
 }
