@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::model::{check_name, PlayerRow, ZeroSum};
-use crate::store::Ladder;
+use ranking_elo::Rules;
 
 /// A ladder-wide change (admin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +38,17 @@ struct EventBody {
 }
 
 /// A checked season end or decay request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EventRequest {
     /// The caller's id (idempotency key, in the same namespace as the ladder's match ids).
     pub id: String,
     /// What to do.
     pub event: LadderEvent,
+    /// The scheduled time, when the server's schedule runs it.
+    pub scheduled: Option<f64>,
+    /// Earlier scheduled times of the same schedule that passed while no server ran, folded
+    /// into this one (a season end runs once after downtime, not once per missed time).
+    pub missed: u64,
 }
 
 impl EventRequest {
@@ -60,14 +65,34 @@ impl EventRequest {
         }
         let body: EventBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
         check_name(&body.id, "id")?;
-        Ok(Self { id: body.id, event })
+        Ok(Self { id: body.id, event, scheduled: None, missed: 0 })
     }
 
-    /// What the journal keeps as the event's inputs (a retry is the same event when the
-    /// kind is the same).
+    /// The event a schedule runs for its time `at`, standing for `missed` earlier times too
+    /// (its id names the time, so every server running the schedule asks for the same
+    /// event, applied once).
     #[must_use]
-    pub fn inputs_json(&self) -> String {
-        "{}".to_owned()
+    pub fn scheduled(event: LadderEvent, at: f64, missed: u64) -> Self {
+        #[allow(clippy::cast_possible_truncation)]
+        let id = format!("scheduled-{}-{}", event.kind(), at as i64);
+        Self { id, event, scheduled: Some(at), missed }
+    }
+
+    /// What the journal keeps as the event's inputs: the scheduled time, and for a season
+    /// end the rules it brings in (a retry is the same event when the kind is the same).
+    #[must_use]
+    pub fn inputs_json(&self, next_rules: Option<&str>) -> String {
+        let mut inputs = serde_json::Map::new();
+        if let Some(at) = self.scheduled {
+            inputs.insert("scheduled".to_owned(), serde_json::Value::from(at));
+        }
+        if self.missed > 0 {
+            inputs.insert("missed".to_owned(), serde_json::Value::from(self.missed));
+        }
+        if let Some(rules) = next_rules.and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok()) {
+            inputs.insert("next_rules".to_owned(), rules);
+        }
+        serde_json::Value::Object(inputs).to_string()
     }
 }
 
@@ -116,6 +141,8 @@ struct SeasonEndView<'a> {
     season_end: f64,
     players: usize,
     leagues: Vec<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rules_changed: bool,
 }
 
 /// A decay's journal results and response fields.
@@ -125,15 +152,24 @@ struct DecayView {
     moved: usize,
 }
 
+/// A ladder-wide event to run: the ladder's rules now, and for a season end the rules the
+/// next season brings in (applied after the reset, as `Pool::set_rules` does).
+pub struct EventRules<'a> {
+    /// The rules of the season that ends (or in which decay runs).
+    pub rules: &'a Rules,
+    /// The next season's rules, if they change.
+    pub next: Option<&'a Rules>,
+}
+
 /// Runs a season end (of season `season`) or decay through the engine's [`Pool`] built from
 /// every stored player (`rows` in id order).
 ///
 /// # Errors
 /// 500 when a stored state is refused by the engine (a damaged database).
-pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_sum: Option<ZeroSum>, decayed_through: Option<f64>, now: f64, season: i64) -> Result<EventOutcome, ApiError> {
+pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow], zero_sum: Option<ZeroSum>, decayed_through: Option<f64>, now: f64, season: i64) -> Result<EventOutcome, ApiError> {
     let states = rows.iter().map(|row| row.state).collect();
     let offset = zero_sum.map_or(0.0, |z| z.offset);
-    let mut pool = Pool::from_stored(ladder.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
+    let mut pool = Pool::from_stored(rules.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
     let (results, standings, decayed_through) = match event {
         LadderEvent::SeasonEnd => {
             let records = pool.end_season(None);
@@ -157,8 +193,11 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
                     }
                 })
                 .collect();
-            let leagues: Vec<&str> = ladder.rules.config().leagues.as_slice().iter().map(|l| l.name.as_str()).collect();
-            (json_text(&SeasonEndView { season, season_end: now, players: rows.len(), leagues }), standings, decayed_through)
+            let leagues: Vec<&str> = rules.rules.config().leagues.as_slice().iter().map(|l| l.name.as_str()).collect();
+            if let Some(next) = rules.next {
+                pool.set_rules(next.clone());
+            }
+            (json_text(&SeasonEndView { season, season_end: now, players: rows.len(), leagues, rules_changed: rules.next.is_some() }), standings, decayed_through)
         }
         LadderEvent::Decay => {
             let at = decayed_through.map_or(now, |through| now.max(through));
@@ -180,7 +219,10 @@ pub fn run_event(ladder: &Ladder, event: LadderEvent, rows: &[PlayerRow], zero_s
         }
         stored.push(state.rating);
     }
-    let zero_sum = zero_sum.map(|z| ZeroSum { offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), ..z });
+    // The zero-sum numbers of the rules in force after the event (a season end may bring in
+    // another total, or none).
+    let total = pool.rules().config().zero_sum_total;
+    let zero_sum = total.map(|total| ZeroSum { total, offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), players: rows.len() });
     Ok(EventOutcome { writes, zero_sum, decayed_through, standings, results, history })
 }
 

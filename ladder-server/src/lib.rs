@@ -16,6 +16,7 @@
 
 pub mod amend;
 pub mod chain;
+pub mod cron;
 pub mod erase;
 pub mod error;
 pub mod events;
@@ -24,6 +25,7 @@ pub mod keys;
 pub mod limits;
 pub mod model;
 pub mod replay;
+pub mod schedule;
 pub mod serve;
 pub mod store;
 pub mod telemetry;
@@ -42,6 +44,7 @@ pub use store::{DatabaseUrl, Store};
 /// # Errors
 /// The listener fails.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    tokio::spawn(schedule::run(Arc::clone(&state)));
     let draining = Arc::clone(&state);
     let delay = limits.drain_delay;
     let shutdown = async move {

@@ -275,8 +275,8 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
         if header.format != FORMAT {
             return Err(format!("{}: format {:?}, expected {FORMAT:?}", path.display(), header.format));
         }
-        let rules = ranking_elo::Config::from_json(&header.rules.to_string()).map_err(|e| format!("{}: the header's rules: {e}", path.display()))?;
-        let ladder = ranking_elo_ladder::store::Ladder { id: 0, name: header.ladder.clone(), config_json: header.rules.to_string(), rules };
+        ranking_elo::Config::from_json(&header.rules.to_string()).map_err(|e| format!("{}: the header's rules: {e}", path.display()))?;
+        let ladder = ranking_elo_ladder::store::Ladder::from_row(0, header.ladder.clone(), header.rules.to_string(), 1, None).map_err(|e| e.message)?;
         let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
         for (i, line) in lines.enumerate() {
             let line = line.map_err(|e| e.to_string())?;

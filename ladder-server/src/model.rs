@@ -312,14 +312,15 @@ pub fn joining_state(rules: &Rules, zero_sum: Option<&mut ZeroSum>, now: f64) ->
 
 /// A stored player made current for the API.
 #[must_use]
-pub fn view(row: PlayerRow, zero_sum: Option<&ZeroSum>) -> PlayerView {
-    PlayerView { state: current(&row.state, zero_sum), player: row.name }
+pub fn view(row: PlayerRow, offset: f64) -> PlayerView {
+    PlayerView { state: current(&row.state, offset), player: row.name }
 }
 
-/// The current state of a stored player (its rating plus the zero-sum offset).
+/// The current state of a stored player: its rating plus the ladder's zero-sum offset
+/// (`ladders.zero_sum_offset`, kept 0 while the ladder's rules have no zero-sum total).
 #[must_use]
-pub fn current(state: &PlayerState, zero_sum: Option<&ZeroSum>) -> PlayerState {
-    PlayerState { rating: effective_rating(state.rating, zero_sum.map_or(0.0, |z| z.offset)), ..*state }
+pub fn current(state: &PlayerState, offset: f64) -> PlayerState {
+    PlayerState { rating: effective_rating(state.rating, offset), ..*state }
 }
 
 /// What one match did: the players' new states in the match's order (the engine's results,
@@ -345,7 +346,7 @@ pub struct Applied {
 /// 422 when the engine refuses the match (a result out of range); nothing is written then.
 pub fn apply_match(rules: &Rules, zero_sum: Option<&mut ZeroSum>, rows: &HashMap<String, PlayerRow>, request: &MatchRequest, now: f64) -> Result<Applied, ApiError> {
     let names = request.players();
-    let before: Vec<PlayerState> = names.iter().map(|name| current(&rows[*name].state, zero_sum.as_deref())).collect();
+    let before: Vec<PlayerState> = names.iter().map(|name| current(&rows[*name].state, zero_sum.as_deref().map_or(0.0, |z| z.offset))).collect();
     let engine = |e: ranking_elo::Error| ApiError::invalid("rating_refused", e.to_string());
     let mut after = before.clone();
     match &request.game {

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::error::ApiError;
-use crate::events::{run_event, LadderEvent, Standing};
+use crate::events::{run_event, EventRules, LadderEvent, Standing};
 use crate::model::{self, apply_match, current, joining_state, Game, MatchRequest, PlayerRow, ZeroSum};
 use crate::store::Ladder;
 
@@ -46,8 +46,9 @@ pub struct Step {
 
 /// The ladder being rebuilt: every player's stored state (in joining order), the zero-sum
 /// numbers, decay time and season.
-pub struct Rebuild<'a> {
-    ladder: &'a Ladder,
+pub struct Rebuild {
+    /// The rules in force (a season end may bring in the next season's).
+    rules: ranking_elo::Rules,
     rows: HashMap<String, PlayerRow>,
     order: Vec<String>,
     zero_sum: Option<ZeroSum>,
@@ -55,14 +56,15 @@ pub struct Rebuild<'a> {
     season: i64,
 }
 
-impl<'a> Rebuild<'a> {
+impl Rebuild {
     /// An empty ladder (before its first entry).
     ///
     /// # Errors
     /// None today (kept for rules that change by season).
-    pub fn new(ladder: &'a Ladder) -> Result<Self, ApiError> {
-        let zero_sum = ladder.zero_sum_total().map(|total| ZeroSum { total, offset: 0.0, sum: ranking_elo::pool::RatingSum::of(std::iter::empty()), players: 0 });
-        Ok(Self { ladder, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1 })
+    pub fn new(ladder: &Ladder) -> Result<Self, ApiError> {
+        let rules = ladder.initial_rules()?;
+        let zero_sum = rules.config().zero_sum_total.map(|total| ZeroSum { total, offset: 0.0, sum: ranking_elo::pool::RatingSum::of(std::iter::empty()), players: 0 });
+        Ok(Self { rules, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1 })
     }
 
     /// Applies one entry.
@@ -76,7 +78,7 @@ impl<'a> Rebuild<'a> {
             if self.rows.contains_key(name) {
                 return Err(broken(&format!("{name} joins twice")));
             }
-            let state = joining_state(&self.ladder.rules, self.zero_sum.as_mut(), entry.time);
+            let state = joining_state(&self.rules, self.zero_sum.as_mut(), entry.time);
             let id = i64::try_from(self.order.len()).unwrap_or(i64::MAX);
             self.rows.insert(name.clone(), PlayerRow { id, name: name.clone(), state });
             self.order.push(name.clone());
@@ -88,11 +90,11 @@ impl<'a> Rebuild<'a> {
                 }
                 let game: Game = serde_json::from_str(&entry.inputs).map_err(|e| broken(&format!("inputs: {e}")))?;
                 let request = MatchRequest { id: String::new(), game };
-                let before: Vec<f32> = request.players().iter().map(|name| self.rows.get(*name).map(|r| current(&r.state, self.zero_sum.as_ref()).rating).unwrap_or(f32::NAN)).collect();
+                let before: Vec<f32> = request.players().iter().map(|name| self.rows.get(*name).map(|r| current(&r.state, self.zero_sum.map_or(0.0, |z| z.offset)).rating).unwrap_or(f32::NAN)).collect();
                 if before.iter().any(|r| r.is_nan()) {
                     return Err(broken("a player of the match never joined"));
                 }
-                let applied = apply_match(&self.ladder.rules, self.zero_sum.as_mut(), &self.rows, &request, entry.time)?;
+                let applied = apply_match(&self.rules, self.zero_sum.as_mut(), &self.rows, &request, entry.time)?;
                 let names: Vec<String> = request.players().iter().map(|n| (*n).to_owned()).collect();
                 let mut history = Vec::with_capacity(names.len());
                 for ((name, view), before) in names.iter().zip(&applied.players).zip(&applied.before) {
@@ -116,13 +118,22 @@ impl<'a> Rebuild<'a> {
                 } else {
                     entry.time
                 };
-                let outcome = run_event(self.ladder, event, &rows, self.zero_sum, self.decayed_through, time, self.season)?;
+                // A season end that brings in the next season's rules says so in its inputs.
+                let inputs: serde_json::Value = serde_json::from_str(&entry.inputs).map_err(|e| broken(&format!("inputs: {e}")))?;
+                let next = match inputs.get("next_rules") {
+                    Some(rules) if event == LadderEvent::SeasonEnd => Some(ranking_elo::Config::from_json(&rules.to_string()).map_err(|e| broken(&format!("next rules: {e}")))?),
+                    _ => None,
+                };
+                let outcome = run_event(&EventRules { rules: &self.rules, next: next.as_ref() }, event, &rows, self.zero_sum, self.decayed_through, time, self.season)?;
+                if let Some(next) = next {
+                    self.rules = next;
+                }
                 for (id, state) in &outcome.writes {
                     if let Some(row) = usize::try_from(*id).ok().and_then(|i| self.order.get(i)).and_then(|name| self.rows.get_mut(name)) {
                         row.state = *state;
                     }
                 }
-                self.zero_sum = outcome.zero_sum.or(self.zero_sum);
+                self.zero_sum = outcome.zero_sum;
                 self.decayed_through = outcome.decayed_through;
                 let history = outcome.history.iter().map(|(id, before, after)| (self.order[usize::try_from(*id).unwrap_or(0)].clone(), *before, *after)).collect();
                 let standings = (event == LadderEvent::SeasonEnd).then(|| {
@@ -177,7 +188,7 @@ pub struct PageChanges {
     pub rerated: usize,
 }
 
-impl Rebuild<'_> {
+impl Rebuild {
     /// Applies a page of entries in `seq` order; `from` is the amended match's seq and `ids`
     /// maps names to row ids.
     ///

@@ -21,7 +21,8 @@ pub struct Header {
     pub format: String,
     /// The ladder's name.
     pub ladder: String,
-    /// Its configuration (canonical JSON).
+    /// The first season's configuration (canonical JSON); season ends that bring in other
+    /// rules carry them in their inputs (`next_rules`).
     pub rules: serde_json::Value,
 }
 
@@ -96,8 +97,8 @@ pub struct Summary {
 }
 
 /// Verifies a ladder's entries, streamed in seq order.
-pub struct Verifier<'a> {
-    rebuild: Rebuild<'a>,
+pub struct Verifier {
+    rebuild: Rebuild,
     numbers: Numbers,
     previous: [u8; 32],
     last_seq: i64,
@@ -108,12 +109,12 @@ pub struct Verifier<'a> {
     amendments: HashMap<String, (Option<String>, Option<serde_json::Value>)>,
 }
 
-impl<'a> Verifier<'a> {
+impl Verifier {
     /// A verifier of `ladder`'s journal from its first entry.
     ///
     /// # Errors
     /// None today.
-    pub fn new(ladder: &'a Ladder) -> Result<Self, Failure> {
+    pub fn new(ladder: &Ladder) -> Result<Self, Failure> {
         let rebuild = Rebuild::new(ladder).map_err(|e| Failure { seq: 0, reason: e.message })?;
         Ok(Self { rebuild, numbers: Numbers::default(), previous: GENESIS, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new() })
     }
@@ -200,7 +201,7 @@ impl<'a> Verifier<'a> {
             }
             for player in stored {
                 let replayed = self.rebuild.players().get(&player.player).ok_or_else(|| Failure { seq: 0, reason: format!("player {:?} is not in the journal", player.player) })?;
-                let replayed = current(&replayed.state, zero_sum.as_ref());
+                let replayed = current(&replayed.state, zero_sum.map_or(0.0, |z| z.offset));
                 let same = replayed == player.state && replayed.rating.to_bits() == player.state.rating.to_bits() && replayed.peak_rating.to_bits() == player.state.peak_rating.to_bits();
                 if !same {
                     return Err(Failure { seq: 0, reason: format!("player {:?}: stored {:?}, replayed {:?}", player.player, player.state, replayed) });

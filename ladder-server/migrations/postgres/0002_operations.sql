@@ -79,3 +79,12 @@ CREATE TABLE chains (
     last_seq  BIGINT NOT NULL,
     numbered  BIGINT NOT NULL  -- players numbered so far
 );
+
+-- Rules that change at a season end, and schedules the servers run themselves.
+ALTER TABLE ladders ADD COLUMN initial_config TEXT;        -- the first season's rules (replays start there)
+UPDATE ladders SET initial_config = config;
+ALTER TABLE ladders ADD COLUMN next_config TEXT;           -- the rules from the next season end on
+ALTER TABLE ladders ADD COLUMN schedule_season_end TEXT;   -- five-field cron, UTC
+ALTER TABLE ladders ADD COLUMN schedule_decay TEXT;
+ALTER TABLE ladders ADD COLUMN next_season_end DOUBLE PRECISION;     -- the next scheduled time (Unix seconds)
+ALTER TABLE ladders ADD COLUMN next_decay DOUBLE PRECISION;

@@ -84,7 +84,9 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
     query.only(&[])?;
     let store = Arc::clone(&state.store);
     let ladder = access.ladder;
-    let rules: serde_json::Value = serde_json::from_str(&ladder.config_json).map_err(|e| ApiError::internal(format!("stored configuration: {e}")))?;
+    // The first season's rules: a replay starts with them (a season end that changes them
+    // says so in its inputs).
+    let rules: serde_json::Value = serde_json::from_str(&ladder.initial_config_json).map_err(|e| ApiError::internal(format!("stored configuration: {e}")))?;
     let mut header = serde_json::to_vec(&crate::verify::Header { format: crate::verify::FORMAT.to_owned(), ladder: ladder.name.clone(), rules }).map_err(|e| ApiError::internal(e.to_string()))?;
     header.push(b'\n');
     let header = futures_util::stream::once(async move { Ok::<_, std::io::Error>(header) });

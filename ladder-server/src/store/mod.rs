@@ -39,9 +39,32 @@ pub struct Ladder {
     pub rules: Rules,
     /// The canonical configuration JSON (what `PUT` compares).
     pub config_json: String,
+    /// The season these rules are for (rules change only at season ends, so a report's
+    /// transaction re-reads them when the ladder's season is another).
+    pub season: i64,
+    /// The first season's rules (a replay starts with them).
+    pub initial_config_json: String,
 }
 
 impl Ladder {
+    /// A ladder from its stored row.
+    ///
+    /// # Errors
+    /// 500 when the stored configuration no longer parses.
+    pub fn from_row(id: i64, name: String, config_json: String, season: i64, initial_config_json: Option<String>) -> Result<Self, ApiError> {
+        let rules = stored_rules(&config_json)?;
+        let initial_config_json = initial_config_json.unwrap_or_else(|| config_json.clone());
+        Ok(Self { id, name, rules, config_json, season, initial_config_json })
+    }
+
+    /// The first season's rules.
+    ///
+    /// # Errors
+    /// 500 when the stored configuration no longer parses.
+    pub fn initial_rules(&self) -> Result<Rules, ApiError> {
+        stored_rules(&self.initial_config_json)
+    }
+
     /// The zero-sum total, when the ladder has one.
     #[must_use]
     pub fn zero_sum_total(&self) -> Option<f64> {
@@ -190,6 +213,32 @@ pub struct LadderSummary {
     pub last_seq: i64,
     /// The current season (the first is 1).
     pub season: i64,
+    /// The schedule the servers run.
+    pub schedule: ScheduleView,
+    /// The next scheduled times.
+    pub next: NextTimes,
+    /// The rules from the next season end on (canonical JSON), if set.
+    #[serde(skip)]
+    pub next_config_json: Option<String>,
+}
+
+/// A ladder's schedule: five-field cron expressions in UTC, or none.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleView {
+    /// When the season ends.
+    pub season_end: Option<String>,
+    /// When decay runs.
+    pub decay: Option<String>,
+}
+
+/// The next scheduled times (Unix seconds, UTC).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct NextTimes {
+    /// The next season end.
+    pub season_end: Option<f64>,
+    /// The next decay.
+    pub decay: Option<f64>,
 }
 
 /// One line of a player's history (`GET …/players/{player}/matches`).
@@ -247,6 +296,15 @@ pub trait LadderStore: Send + Sync {
     /// Erases a player's name (see [`crate::erase`]); the pseudonym, or `None` for an
     /// unknown player.
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>>;
+    /// Stores the rules that take effect at the next season end.
+    fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()>;
+    /// Stores a schedule and its next times.
+    fn set_schedule<'a>(&'a self, ladder: &'a Ladder, schedule: &'a ScheduleView, next: NextTimes) -> StoreFuture<'a, ()>;
+    /// Ladders with a scheduled event due at `now`: name, event, its scheduled time.
+    fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, crate::events::LadderEvent, f64)>>;
+    /// Moves a ladder's next time of `event` from `from` to `to` (no change when another server
+    /// moved it already); whether this call moved it.
+    fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// The ladder's ended seasons, oldest first.

@@ -16,11 +16,11 @@ use tokio::sync::oneshot;
 
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, JOURNAL_COLUMNS, replay_answer, HistoryEntry, LadderSummary, NewEntry, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, JOURNAL_COLUMNS, replay_answer, HistoryEntry, LadderSummary, NewEntry, NextTimes, ScheduleView, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::ApiError;
-use crate::events::{event_response, run_event, EventRequest};
+use crate::events::{event_response, run_event, EventRequest, EventRules, LadderEvent};
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
@@ -177,7 +177,7 @@ impl LadderStore for SqliteStore {
                 Some(stored) if canonical_config(&stored_rules(&stored)?) == config_json => Ok(PutOutcome::Same),
                 Some(_) => Ok(PutOutcome::Differs),
                 None => {
-                    c.execute("INSERT INTO ladders (name, config, created_at) VALUES (?1, ?2, ?3)", params![name, config_json, model::now()])?;
+                    c.execute("INSERT INTO ladders (name, config, initial_config, created_at) VALUES (?1, ?2, ?2, ?3)", params![name, config_json, model::now()])?;
                     Ok(PutOutcome::Created)
                 }
             }
@@ -187,8 +187,11 @@ impl LadderStore for SqliteStore {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
         let name = name.to_owned();
         Box::pin(self.read(move |c| {
-            let row: Option<(i64, String)> = c.prepare_cached("SELECT id, config FROM ladders WHERE name = ?1")?.query_row([&name], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
-            row.map(|(id, config_json)| Ok(Ladder { id, rules: stored_rules(&config_json)?, name, config_json })).transpose()
+            let row: Option<(i64, String, i64, Option<String>)> = c
+                .prepare_cached("SELECT id, config, season, initial_config FROM ladders WHERE name = ?1")?
+                .query_row([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .optional()?;
+            row.map(|(id, config_json, season, initial)| Ladder::from_row(id, name, config_json, season, initial)).transpose()
         }))
     }
 
@@ -197,9 +200,9 @@ impl LadderStore for SqliteStore {
     }
 
     fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
-        let (ladder_id, zero_sum_total, name) = (ladder.id, ladder.zero_sum_total(), name.to_owned());
+        let (ladder_id, name) = (ladder.id, name.to_owned());
         Box::pin(self.read(move |c| {
-            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
+            let offset = stored_offset(c, ladder_id)?;
             let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 AND name = ?2");
             let mut statement = c.prepare_cached(&sql)?;
             let mut rows = statement.query(params![ladder_id, name])?;
@@ -211,21 +214,21 @@ impl LadderStore for SqliteStore {
             let better: i64 = c
                 .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
                 .query_row(params![ladder_id, f64::from(row.state.rating), row.id], |r| r.get(0))?;
-            Ok(Some(PlayerWithRank { view: view(row, zero_sum.as_ref()), rank: better + 1 }))
+            Ok(Some(PlayerWithRank { view: view(row, offset), rank: better + 1 }))
         }))
     }
 
     fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
-        let (ladder_id, zero_sum_total) = (ladder.id, ladder.zero_sum_total());
+        let ladder_id = ladder.id;
         Box::pin(self.read(move |c| {
-            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
+            let zero_sum_offset = stored_offset(c, ladder_id)?;
             let mut statement = c.prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3")?;
             let rows = statement.query_map(params![ladder_id, limit, offset], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
             let mut entries = Vec::new();
             for (i, row) in rows.enumerate() {
                 let (player, rating, league) = row?;
                 #[allow(clippy::cast_possible_truncation)]
-                let rating = ranking_elo::pool::effective_rating(rating as f32, zero_sum.map_or(0.0, |z| z.offset));
+                let rating = ranking_elo::pool::effective_rating(rating as f32, zero_sum_offset);
                 entries.push(BoardEntry { rank: offset + i as i64 + 1, player, rating, league: u32::try_from(league).unwrap_or(0) });
             }
             Ok(entries)
@@ -286,10 +289,21 @@ impl LadderStore for SqliteStore {
         let only = only.map(str::to_owned);
         Box::pin(self.read(move |c| {
             let mut statement = c.prepare_cached(
-                "SELECT l.name, l.players, l.season, (SELECT coalesce(max(j.seq), 0) FROM journal j WHERE j.ladder_id = l.id) FROM ladders l \
+                "SELECT l.name, l.players, l.season, (SELECT coalesce(max(j.seq), 0) FROM journal j WHERE j.ladder_id = l.id), \
+                 l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config FROM ladders l \
                  WHERE ?1 IS NULL OR l.name = ?1 ORDER BY l.name",
             )?;
-            let rows = statement.query_map(params![only], |r| Ok(LadderSummary { name: r.get(0)?, players: r.get(1)?, season: r.get(2)?, last_seq: r.get(3)? }))?;
+            let rows = statement.query_map(params![only], |r| {
+                Ok(LadderSummary {
+                    name: r.get(0)?,
+                    players: r.get(1)?,
+                    season: r.get(2)?,
+                    last_seq: r.get(3)?,
+                    schedule: ScheduleView { season_end: r.get(4)?, decay: r.get(5)? },
+                    next: NextTimes { season_end: r.get(6)?, decay: r.get(7)? },
+                    next_config_json: r.get(8)?,
+                })
+            })?;
             Ok(rows.collect::<Result<_, _>>()?)
         }))
     }
@@ -322,14 +336,14 @@ impl LadderStore for SqliteStore {
     }
 
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
-        let (ladder_id, zero_sum_total, player) = (ladder.id, ladder.zero_sum_total(), player.to_owned());
+        let (ladder_id, player) = (ladder.id, player.to_owned());
         Box::pin(self.read(move |c| {
             let found: Option<(i64, f64)> =
                 c.prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
             let Some((id, rating)) = found else {
                 return Ok(None);
             };
-            let offset = zero_sum(c, ladder_id, zero_sum_total)?.map_or(0.0, |z| z.offset);
+            let offset = stored_offset(c, ladder_id)?;
             let better: i64 = c
                 .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
                 .query_row(params![ladder_id, rating, id], |r| r.get(0))?;
@@ -380,6 +394,54 @@ impl LadderStore for SqliteStore {
         }))
     }
 
+    fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()> {
+        let (id, config_json) = (ladder.id, config_json.to_owned());
+        Box::pin(self.write(move |c| {
+            c.execute("UPDATE ladders SET next_config = ?2 WHERE id = ?1", params![id, config_json])?;
+            Ok(())
+        }))
+    }
+
+    fn set_schedule<'a>(&'a self, ladder: &'a Ladder, schedule: &'a ScheduleView, next: NextTimes) -> StoreFuture<'a, ()> {
+        let (id, schedule) = (ladder.id, schedule.clone());
+        Box::pin(self.write(move |c| {
+            c.execute(
+                "UPDATE ladders SET schedule_season_end = ?2, schedule_decay = ?3, next_season_end = ?4, next_decay = ?5 WHERE id = ?1",
+                params![id, schedule.season_end, schedule.decay, next.season_end, next.decay],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare_cached("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= ?1 OR next_decay <= ?1")?;
+            let rows = statement.query_map([now], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?, r.get::<_, Option<f64>>(2)?)))?;
+            let mut due = Vec::new();
+            for row in rows {
+                let (name, season_end, decay) = row?;
+                if let Some(at) = season_end.filter(|at| *at <= now) {
+                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
+                }
+                if let Some(at) = decay.filter(|at| *at <= now) {
+                    due.push((name, LadderEvent::Decay, at));
+                }
+            }
+            Ok(due)
+        }))
+    }
+
+    fn advance<'a>(&'a self, ladder: &'a Ladder, event: LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool> {
+        let id = ladder.id;
+        Box::pin(self.write(move |c| {
+            let sql = match event {
+                LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = ?3 WHERE id = ?1 AND next_season_end = ?2",
+                LadderEvent::Decay => "UPDATE ladders SET next_decay = ?3 WHERE id = ?1 AND next_decay = ?2",
+            };
+            Ok(c.execute(sql, params![id, from, to])? == 1)
+        }))
+    }
+
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         let player = player.to_owned();
         Box::pin(self.write(move |c| {
@@ -415,14 +477,14 @@ impl LadderStore for SqliteStore {
     }
 
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
-        let (ladder_id, zero_sum_total) = (ladder.id, ladder.zero_sum_total());
+        let ladder_id = ladder.id;
         Box::pin(self.read(move |c| {
-            let zero_sum = zero_sum(c, ladder_id, zero_sum_total)?;
+            let offset = stored_offset(c, ladder_id)?;
             let mut statement = c.prepare(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id"))?;
             let mut rows = statement.query([ladder_id])?;
             let mut players = Vec::new();
             while let Some(row) = rows.next()? {
-                players.push(view(player_row(row)?, zero_sum.as_ref()));
+                players.push(view(player_row(row)?, offset));
             }
             Ok(players)
         }))
@@ -633,6 +695,12 @@ fn zero_sum(c: &Connection, ladder_id: i64, total: Option<f64>) -> Result<Option
     ZeroSum::from_stored(total, offset, &sum, players).map(Some)
 }
 
+/// The ladder's zero-sum offset as reads apply it (0 unless its rules have a total), read
+/// with the rows: reads never trust a cached ladder's rules, which a season end may change.
+fn stored_offset(c: &Connection, ladder_id: i64) -> Result<f64, ApiError> {
+    Ok(c.prepare_cached("SELECT zero_sum_offset FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?)
+}
+
 /// An id already in the ladder's journal: `(seq, kind, inputs, results)`.
 fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, String, String, String)>, ApiError> {
     Ok(c
@@ -658,6 +726,16 @@ fn append_journal(c: &Connection, e: &NewEntry<'_>) -> Result<i64, ApiError> {
 
 /// One match in the writer's transaction (see the module documentation).
 fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<String, ApiError> {
+    // The rules of the ladder's season now (a season end may have brought in others since
+    // this server cached them).
+    let (season, config): (i64, String) = c.prepare_cached("SELECT season, config FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let current;
+    let ladder = if season == ladder.season {
+        ladder
+    } else {
+        current = Ladder { rules: stored_rules(&config)?, config_json: config, season, ..ladder.clone() };
+        &current
+    };
     let inputs = request.inputs_json();
     let kind = request.game.kind();
     if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
@@ -721,13 +799,18 @@ fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<Str
 /// the engine's pool, the changed rows written, a season's standings kept.
 fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Result<String, ApiError> {
     let kind = request.event.kind();
-    let inputs = request.inputs_json();
     if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
-        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &inputs, || event_response(seq, &request.id, &results));
+        // The same event when the kind is the same (its inputs record what it found then).
+        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &stored_inputs, || event_response(seq, &request.id, &results));
     }
     let now = model::now();
-    let zero_sum = zero_sum(c, ladder.id, ladder.zero_sum_total())?;
-    let (decayed_through, season): (Option<f64>, i64) = c.query_row("SELECT decayed_through, season FROM ladders WHERE id = ?1", [ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (decayed_through, season, config, next_config): (Option<f64>, i64, String, Option<String>) =
+        c.query_row("SELECT decayed_through, season, config, next_config FROM ladders WHERE id = ?1", [ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let rules = stored_rules(&config)?;
+    let zero_sum = zero_sum(c, ladder.id, rules.config().zero_sum_total)?;
+    let next_config = next_config.filter(|_| request.event == crate::events::LadderEvent::SeasonEnd);
+    let next_rules = next_config.as_deref().map(stored_rules).transpose()?;
+    let inputs = request.inputs_json(next_config.as_deref());
     let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id");
     let mut rows = Vec::new();
     {
@@ -737,14 +820,15 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
             rows.push(player_row(row)?);
         }
     }
-    let outcome = run_event(ladder, request.event, &rows, zero_sum, decayed_through, now, season)?;
+    let outcome = run_event(&EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, zero_sum, decayed_through, now, season)?;
     drop(rows);
     for (id, state) in &outcome.writes {
         write_player(c, *id, state)?;
     }
-    if let Some(z) = outcome.zero_sum {
-        c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
-    }
+    // Written whether or not the rules now have a total: reads apply the offset as stored,
+    // so a ladder whose season end drops its total keeps 0.
+    let (offset, sum) = outcome.zero_sum.map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
+    c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, outcome.decayed_through])?;
     let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() })?;
     chain_ladder(c, ladder.id)?;
@@ -764,6 +848,9 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
             insert.execute(params![ladder.id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
         }
         c.execute("UPDATE ladders SET season = season + 1 WHERE id = ?1", [ladder.id])?;
+        if let Some(next) = &next_config {
+            c.execute("UPDATE ladders SET config = ?2, next_config = NULL WHERE id = ?1", params![ladder.id, next])?;
+        }
     }
     Ok(event_response(seq, &request.id, &outcome.results))
 }
@@ -866,9 +953,8 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         }
     }
     changed.sort_unstable();
-    if let Some(z) = rebuild.zero_sum() {
-        c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, z.offset, z.sum_text()])?;
-    }
+    let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
+    c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
     let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
     let results = serde_json::to_string(&outcome).unwrap_or_default();

@@ -562,8 +562,8 @@ pub struct Replay {
 /// journal must hold the same states, and every player the server stores (GET) must equal
 /// the pool's bit for bit.
 pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
-    let rules: Rules = Config::from_json(config).expect("config");
-    let zero_sum = rules.config().zero_sum_total.is_some();
+    let mut rules: Rules = Config::from_json(config).expect("config");
+    let mut zero_sum = rules.config().zero_sum_total.is_some();
     let mut pool = Pool::new(rules.clone());
     let mut index: HashMap<String, usize> = HashMap::new();
     let entries = journal(app, ladder);
@@ -641,6 +641,12 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
                     let rating = line["rating"].as_f64().expect("rating") as f32;
                     assert_eq!(rating.to_bits(), record.rating.to_bits(), "seq {seq}: rank {} rating", rank + 1);
                     assert_eq!((line["games"].as_u64(), line["wins"].as_u64(), line["league"].as_u64()), (Some(u64::from(record.games)), Some(u64::from(record.wins)), Some(u64::from(record.league))));
+                }
+                // A season end that brings in the next season's rules (as Pool::set_rules does).
+                if let Some(next) = entry["inputs"].get("next_rules") {
+                    rules = Config::from_json(&next.to_string()).expect("next rules");
+                    zero_sum = rules.config().zero_sum_total.is_some();
+                    pool.set_rules(rules.clone());
                 }
             }
             "decay" => {

@@ -28,6 +28,7 @@ mod operations;
 mod players;
 mod postgres;
 mod seasons;
+mod seasons_rules;
 
 /// The plainest rules: constant K = 32.
 pub const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;
@@ -80,3 +81,8 @@ pub fn random_match(rng: &mut Lcg, id: &str, players: u64, teams: bool) -> Strin
     }
 }
 
+
+/// Unix seconds now.
+pub fn now() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}

@@ -261,6 +261,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         )
         .await?;
     let lock_players = conn.prepare(LOCK_PLAYERS).await?;
+    let seasons = conn.prepare("SELECT id, season, config FROM ladders WHERE id = ANY($1)").await?;
     let update_players = conn.prepare(UPDATE_PLAYERS).await?;
     let update_zero_sum = conn
         .prepare(
@@ -289,7 +290,11 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let find_params: [&(dyn ToSql + Sync); 2] = [&find_ladders, &find_ids];
     let zero_sum_params: [&(dyn ToSql + Sync); 2] = [&LOCK_CLASS, &zero_sum_ladders];
     let player_params: [&(dyn ToSql + Sync); 3] = [&LOCK_CLASS, &wanted_ladders, &wanted_names];
-    let (begun, xid, locked, found, zero_sum_rows, player_rows) = tokio::join!(
+    let mut ladder_ids: Vec<i64> = batch.iter().map(|p| p.ladder.id).collect();
+    ladder_ids.sort_unstable();
+    ladder_ids.dedup();
+    let season_params: [&(dyn ToSql + Sync); 1] = [&ladder_ids];
+    let (begun, xid, locked, found, zero_sum_rows, player_rows, season_rows) = tokio::join!(
         c.batch_execute("BEGIN"),
         // The transaction's id before any seq is taken (see super::HORIZON).
         c.batch_execute("SELECT pg_current_xact_id()"),
@@ -303,6 +308,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
             }
         },
         c.query(&lock_players, &player_params),
+        c.query(&seasons, &season_params),
     );
     // The next batch may start its first round trip.
     drop(front);
@@ -312,14 +318,41 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let found = found?;
     let zero_sum_rows = zero_sum_rows?;
     let player_rows = player_rows?;
+    // The rules of each ladder's season now: a season end may have brought in others since
+    // this server cached them.
+    let mut current: HashMap<i64, Arc<Ladder>> = HashMap::new();
+    for row in &season_rows? {
+        let (id, season): (i64, i64) = (row.get(0), row.get(1));
+        if let Some(pending) = batch.iter().find(|p| p.ladder.id == id && p.ladder.season != season) {
+            match crate::store::stored_rules(row.get(2)) {
+                Ok(rules) => {
+                    current.insert(id, Arc::new(Ladder { rules, config_json: row.get(2), season, ..(*pending.ladder).clone() }));
+                }
+                Err(error) => {
+                    c.batch_execute("ROLLBACK").await?;
+                    return Ok(finish_with(outcomes_for(batch), &(0..batch.len()).collect::<Vec<_>>(), &error));
+                }
+            }
+        }
+    }
     let mut known: HashMap<(i64, &str), (i64, String, String, String)> = HashMap::new();
     for row in &found {
         known.insert((row.get("ladder_id"), row.get("match_id")), (row.get("seq"), row.get("kind"), row.get("inputs"), row.get("results")));
     }
-    let mut outcomes: Vec<Option<Outcome>> = (0..batch.len()).map(|_| None).collect();
+    let mut outcomes: Vec<Option<Outcome>> = outcomes_for(batch);
+    // A season end that turned zero-sum on or off: the rows locked above do not fit the
+    // new rules; these reports are answered 503 (retry) and run again with them.
+    for (i, pending) in batch.iter().enumerate() {
+        if current.get(&pending.ladder.id).is_some_and(|now| now.zero_sum_total().is_some() != pending.ladder.zero_sum_total().is_some()) {
+            outcomes[i] = Some(Outcome::Answer(Err(ApiError::unavailable("the ladder's rules changed at a season end; send the report again"))));
+        }
+    }
     let mut first_of: HashMap<(i64, &str), usize> = HashMap::new();
     let mut active = Vec::new();
     for (i, pending) in batch.iter().enumerate() {
+        if outcomes[i].is_some() {
+            continue;
+        }
         let key = (pending.ladder.id, pending.request.id.as_str());
         if let Some(&first) = first_of.get(&key) {
             outcomes[i] = Some(Outcome::SameAs(first));
@@ -388,7 +421,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
             continue;
         }
         let pending = &batch[i];
-        let ladder = &pending.ladder;
+        let ladder = current.get(&pending.ladder.id).unwrap_or(&pending.ladder);
         let now = model::now();
         let mut zero_sum = zero_sums.get(&ladder.id).copied();
         let mut names = pending.request.players();
@@ -526,6 +559,11 @@ const LOCK_PLAYERS: &str = "SELECT p.id, p.name, p.rating, p.games_played, p.win
      FROM players p JOIN unnest($2::bigint[], $3::text[]) AS u(ladder, name) ON p.ladder_id = u.ladder AND p.name = u.name \
      WHERE pg_try_advisory_xact_lock_shared($1, p.ladder_id::int4) \
      ORDER BY p.ladder_id, p.name COLLATE \"C\" FOR NO KEY UPDATE OF p";
+
+/// No outcome yet for any report of the batch.
+fn outcomes_for(batch: &[Pending]) -> Vec<Option<Outcome>> {
+    (0..batch.len()).map(|_| None).collect()
+}
 
 fn finish(outcomes: Vec<Option<Outcome>>) -> Vec<Outcome> {
     outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Defer)).collect()

@@ -29,7 +29,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::database_url::{PgSettings, TlsMode};
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, HistoryEntry, LadderSummary, NewEntry, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
+    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, HistoryEntry, LadderSummary, NewEntry, NextTimes, ScheduleView, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
     PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::{describe_postgres, ApiError};
@@ -210,7 +210,7 @@ impl LadderStore for PgStore {
             let conn = self.pool().get().await?;
             let inserted = conn
                 .client
-                .execute("INSERT INTO ladders (name, config, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &config_json, &model::now()])
+                .execute("INSERT INTO ladders (name, config, initial_config, created_at) VALUES ($1, $2, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &config_json, &model::now()])
                 .await?;
             if inserted == 1 {
                 return Ok(PutOutcome::Created);
@@ -223,12 +223,11 @@ impl LadderStore for PgStore {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            let statement = conn.prepare("SELECT id, config FROM ladders WHERE name = $1").await?;
+            let statement = conn.prepare("SELECT id, config, season, initial_config FROM ladders WHERE name = $1").await?;
             let Some(row) = conn.client.query_opt(&statement, &[&name]).await? else {
                 return Ok(None);
             };
-            let config_json: String = row.get("config");
-            Ok(Some(Ladder { id: row.get("id"), rules: stored_rules(&config_json)?, name: name.to_owned(), config_json }))
+            Ok(Some(Ladder::from_row(row.get("id"), name.to_owned(), row.get("config"), row.get("season"), row.get("initial_config"))?))
         })
     }
 
@@ -252,12 +251,10 @@ impl LadderStore for PgStore {
             let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name]).await? else {
                 return Ok(None);
             };
-            let zero_sum = ladder
-                .zero_sum_total()
-                .map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("ladder_players")))
-                .transpose()?;
+            // The offset as stored (0 unless the rules now have a total): a cached ladder's
+            // rules may predate a season end that changed them.
             let rank = row.get::<_, i64>("better") + 1;
-            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, zero_sum.as_ref()), rank }))
+            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, row.get("zero_sum_offset")), rank }))
         })
     }
 
@@ -380,12 +377,24 @@ impl LadderStore for PgStore {
             let mut conn = self.pool().get().await?;
             let statement = conn
                 .prepare(
-                    "SELECT l.name, l.players, l.season, coalesce((SELECT max(j.seq) FROM journal j WHERE j.ladder_id = l.id), 0) AS last_seq \
+                    "SELECT l.name, l.players, l.season, coalesce((SELECT max(j.seq) FROM journal j WHERE j.ladder_id = l.id), 0) AS last_seq, \
+                     l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config \
                      FROM ladders l WHERE $1::text IS NULL OR l.name = $1 ORDER BY l.name",
                 )
                 .await?;
             let rows = conn.client.query(&statement, &[&only]).await?;
-            Ok(rows.iter().map(|r| LadderSummary { name: r.get("name"), players: r.get("players"), season: r.get("season"), last_seq: r.get("last_seq") }).collect())
+            Ok(rows
+                .iter()
+                .map(|r| LadderSummary {
+                    name: r.get("name"),
+                    players: r.get("players"),
+                    season: r.get("season"),
+                    last_seq: r.get("last_seq"),
+                    schedule: ScheduleView { season_end: r.get("schedule_season_end"), decay: r.get("schedule_decay") },
+                    next: NextTimes { season_end: r.get("next_season_end"), decay: r.get("next_decay") },
+                    next_config_json: r.get("next_config"),
+                })
+                .collect())
         })
     }
 
@@ -479,6 +488,56 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client.execute("UPDATE ladders SET next_config = $2 WHERE id = $1", &[&ladder.id, &config_json]).await?;
+            Ok(())
+        })
+    }
+
+    fn set_schedule<'a>(&'a self, ladder: &'a Ladder, schedule: &'a ScheduleView, next: NextTimes) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client
+                .execute(
+                    "UPDATE ladders SET schedule_season_end = $2, schedule_decay = $3, next_season_end = $4, next_decay = $5 WHERE id = $1",
+                    &[&ladder.id, &schedule.season_end, &schedule.decay, &next.season_end, &next.decay],
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn.client.query("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= $1 OR next_decay <= $1", &[&now]).await?;
+            let mut due = Vec::new();
+            for r in rows {
+                let (name, season_end, decay): (String, Option<f64>, Option<f64>) = (r.get(0), r.get(1), r.get(2));
+                if let Some(at) = season_end.filter(|at| *at <= now) {
+                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
+                }
+                if let Some(at) = decay.filter(|at| *at <= now) {
+                    due.push((name, LadderEvent::Decay, at));
+                }
+            }
+            Ok(due)
+        })
+    }
+
+    fn advance<'a>(&'a self, ladder: &'a Ladder, event: LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let sql = match event {
+                LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = $3 WHERE id = $1 AND next_season_end = $2",
+                LadderEvent::Decay => "UPDATE ladders SET next_decay = $3 WHERE id = $1 AND next_decay = $2",
+            };
+            Ok(conn.client.execute(sql, &[&ladder.id, &from, &to]).await? == 1)
+        })
+    }
+
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
@@ -492,16 +551,19 @@ impl LadderStore for PgStore {
 
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<crate::model::PlayerView>> {
         Box::pin(async move {
-            let conn = self.pool().get().await?;
-            let zero_sum = match ladder.zero_sum_total() {
-                Some(total) => {
-                    let row = conn.client.query_one("SELECT zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = $1", &[&ladder.id]).await?;
-                    Some(ZeroSum::from_stored(total, row.get(0), row.get::<_, &str>(1), row.get(2))?)
-                }
-                None => None,
-            };
-            let rows = conn.client.query(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = $1 ORDER BY id"), &[&ladder.id]).await?;
-            rows.iter().map(|row| Ok(view(player_row(row)?, zero_sum.as_ref()))).collect()
+            let mut conn = self.pool().get().await?;
+            // One snapshot for the offset and the rows.
+            conn.in_transaction = true;
+            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+            let read = async {
+                let offset: f64 = conn.client.query_one("SELECT zero_sum_offset FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
+                let rows = conn.client.query(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = $1 ORDER BY id"), &[&ladder.id]).await?;
+                rows.iter().map(|row| Ok(view(player_row(row)?, offset))).collect::<Result<Vec<_>, ApiError>>()
+            }
+            .await;
+            conn.client.batch_execute("COMMIT").await?;
+            conn.in_transaction = false;
+            read
         })
     }
 
@@ -883,17 +945,29 @@ impl EntryColumns {
 async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) -> Result<Result<String, ApiError>, tokio_postgres::Error> {
     let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
     let kind = request.event.kind();
-    let inputs = request.inputs_json();
     c.batch_execute("BEGIN").await?;
     // Waits for the matches in flight and keeps new ones out until the commit.
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
     if let Some(found) = c.query_opt("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.id]).await? {
         c.batch_execute("ROLLBACK").await?;
-        let (seq, results): (i64, &str) = (found.get("seq"), found.get("results"));
-        return Ok(replay_answer(&request.id, found.get("kind"), found.get("inputs"), kind, &inputs, || event_response(seq, &request.id, results)));
+        let (seq, results, stored_inputs): (i64, &str, &str) = (found.get("seq"), found.get("results"), found.get("inputs"));
+        // The same event when the kind is the same (its inputs record what it found then).
+        return Ok(replay_answer(&request.id, found.get("kind"), stored_inputs, kind, stored_inputs, || event_response(seq, &request.id, results)));
     }
-    let row = c.query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id]).await?;
-    let zero_sum = match ladder.zero_sum_total().map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players"))).transpose() {
+    let row = c
+        .query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season, config, next_config FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id])
+        .await?;
+    let rules = match stored_rules(row.get("config")) {
+        Ok(rules) => rules,
+        Err(error) => return Ok(Err(error)),
+    };
+    let next_config: Option<String> = row.get::<_, Option<String>>("next_config").filter(|_| request.event == LadderEvent::SeasonEnd);
+    let next_rules = match next_config.as_deref().map(stored_rules).transpose() {
+        Ok(next) => next,
+        Err(error) => return Ok(Err(error)),
+    };
+    let inputs = request.inputs_json(next_config.as_deref());
+    let zero_sum = match rules.config().zero_sum_total.map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players"))).transpose() {
         Ok(z) => z,
         Err(error) => return Ok(Err(error)),
     };
@@ -911,7 +985,7 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         }
     }
     let now = model::now();
-    let outcome = match run_event(ladder, request.event, &rows, zero_sum, decayed_through, now, season) {
+    let outcome = match run_event(&crate::events::EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, zero_sum, decayed_through, now, season) {
         Ok(outcome) => outcome,
         Err(error) => return Ok(Err(error)),
     };
@@ -932,9 +1006,10 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
     for written in futures_util::future::join_all(writes).await {
         written?;
     }
-    if let Some(z) = outcome.zero_sum {
-        c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &z.offset, &z.sum_text()]).await?;
-    }
+    // Written whether or not the rules now have a total: reads apply the offset as stored,
+    // so a ladder whose season end drops its total keeps 0.
+    let (offset, sum) = outcome.zero_sum.map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
+    c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &offset, &sum]).await?;
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &outcome.decayed_through]).await?;
     if request.event == LadderEvent::SeasonEnd {
         let insert = c
@@ -965,6 +1040,9 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
             inserted?;
         }
         c.execute("UPDATE ladders SET season = season + 1 WHERE id = $1", &[&ladder.id]).await?;
+        if let Some(next) = &next_config {
+            c.execute("UPDATE ladders SET config = $2, next_config = NULL WHERE id = $1", &[&ladder.id, next]).await?;
+        }
     }
     let mut entry = EntryColumns::default();
     entry.push(&NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() });
@@ -983,29 +1061,6 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
     }
     c.batch_execute("COMMIT").await?;
     Ok(Ok(event_response(seq, &request.id, &outcome.results)))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_journal_page_reads_the_journal_columns() {
-        assert!(super::JOURNAL_PAGE.starts_with(&format!("SELECT {} FROM", crate::store::JOURNAL_COLUMNS)));
-    }
-
-    #[test]
-    fn settled_compares_transaction_ids_modulo_two_to_the_32() {
-        use super::settled;
-        assert!(settled(100, 101));
-        assert!(!settled(101, 101), "the oldest running transaction itself");
-        assert!(!settled(102, 101));
-        assert!(settled(2, 5), "frozen");
-        // The 64-bit horizon past a wraparound: epoch 1, low 10; xmin near the top of epoch 0.
-        let horizon = (1i64 << 32) + 10;
-        assert!(settled(4_294_967_000, horizon));
-        assert!(!settled(11, horizon));
-        assert!(settled(9, horizon));
-    }
-
 }
 
 /// An annulment or correction in its own transaction, holding the ladder's advisory lock
@@ -1145,9 +1200,8 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     if !writes.is_empty() {
         c.execute(UPDATE_PLAYERS, &writes.update_params()).await?;
     }
-    if let Some(z) = rebuild.zero_sum() {
-        c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &z.offset, &z.sum_text()]).await?;
-    }
+    let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
+    c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &offset, &sum]).await?;
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &rebuild.decayed_through()]).await?;
     let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
     let results = serde_json::to_string(&outcome).unwrap_or_default();
@@ -1203,4 +1257,27 @@ async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<
     c.execute("UPDATE players SET name = $2 WHERE id = $1", &[&id, &pseudonym]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(Some(pseudonym))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_journal_page_reads_the_journal_columns() {
+        assert!(super::JOURNAL_PAGE.starts_with(&format!("SELECT {} FROM", crate::store::JOURNAL_COLUMNS)));
+    }
+
+    #[test]
+    fn settled_compares_transaction_ids_modulo_two_to_the_32() {
+        use super::settled;
+        assert!(settled(100, 101));
+        assert!(!settled(101, 101), "the oldest running transaction itself");
+        assert!(!settled(102, 101));
+        assert!(settled(2, 5), "frozen");
+        // The 64-bit horizon past a wraparound: epoch 1, low 10; xmin near the top of epoch 0.
+        let horizon = (1i64 << 32) + 10;
+        assert!(settled(4_294_967_000, horizon));
+        assert!(!settled(11, horizon));
+        assert!(settled(9, horizon));
+    }
+
 }
