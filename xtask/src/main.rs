@@ -142,6 +142,7 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     counts += mono::internal_and_full_aot(library)?;
     counts += mono::load_failures(&runtime, library)?;
     counts += mono::unity_flavour_programs()?;
+    counts += mono::unity_editor_programs()?;
     drop(ladder_server);
     mono::unity_compile_check()?;
     // Every C# and C snippet of the documentation compiles, against the package built by the
