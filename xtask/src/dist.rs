@@ -70,10 +70,13 @@ pub struct Platform {
 }
 
 /// Every binary the package ships.
-pub const PLATFORMS: [Platform; 10] = [
+pub const PLATFORMS: [Platform; 11] = [
     Platform { folder: "Linux/x86_64", file: "libranking_elo.so", targets: &["x86_64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Linux/arm64", file: "libranking_elo.so", targets: &["aarch64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Windows/x86_64", file: "ranking_elo.dll", targets: &["x86_64-pc-windows-gnu"], kind: Kind::MingwShared },
+    // Windows on Arm (Unity 6 players): Debian has no MinGW-w64 for arm64, so zig links it
+    // with LLVM's MinGW target (`gnullvm`: LLVM's libunwind, the Universal CRT of Windows 10).
+    Platform { folder: "Windows/arm64", file: "ranking_elo.dll", targets: &["aarch64-pc-windows-gnullvm"], kind: Kind::ZigShared },
     Platform { folder: "macOS/universal", file: "libranking_elo.dylib", targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"], kind: Kind::ZigShared },
     Platform { folder: "iOS/arm64", file: "libranking_elo.a", targets: &["aarch64-apple-ios"], kind: Kind::Static(Format::MachO) },
     Platform { folder: "iOS/arm64-simulator", file: "libranking_elo.a", targets: &["aarch64-apple-ios-sim"], kind: Kind::Static(Format::MachO) },
