@@ -281,6 +281,14 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
             // Rust's (`binaries.rs` checks the export trie of both slices).
             rustflags.push("-Zdefault-visibility=hidden".to_owned());
         }
+        Kind::ZigShared if target.contains("windows") => {
+            // rustc hands its export list to the linker as `-Wl,list.def`, which zig
+            // refuses as a linker argument and cargo-zigbuild drops; without a module
+            // definition LLD's MinGW driver exports every global symbol (std's, libunwind's,
+            // the CRT's: `exports` in binaries.rs caught eight). zig takes a `.def` file as
+            // an input: the header's functions.
+            rustflags.push(format!("-Clink-arg={}", exports_def()?.display()));
+        }
         Kind::ZigShared => {}
         Kind::Static(_) | Kind::AndroidShared => {
             // Nothing to strip here: the archive keeps its symbol table for the link that
@@ -301,6 +309,19 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
     } else {
         Err(format!("{target}: {} was not produced", built.display()))
     }
+}
+
+/// `target/dist/ranking_elo.def`: a module-definition file exporting the header's
+/// functions, for the DLL zig links.
+fn exports_def() -> Result<PathBuf, String> {
+    let mut text = String::from("EXPORTS\n");
+    for function in crate::header::functions()? {
+        text.push_str(&format!("    {function}\n"));
+    }
+    let path = target_dir().join("ranking_elo.def");
+    std::fs::create_dir_all(target_dir()).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// PATH for the dist builds: Debian's toolchain before rustup's, zig's folder (from PyPI).
