@@ -21,7 +21,8 @@
 //! libraries define no global symbol but the `elo_` functions and carry no bitcode; the
 //! Apple binaries' load commands, code signature (ours and `rcodesign`'s) and privacy
 //! manifest are right (`apple.rs`); a threaded WebGL link refuses the library, as the
-//! Editor's build check says.
+//! Editor's build check says; no shipped binary carries debug information, and the debug
+//! files `cargo xtask dist` left here match their binaries (`symbols.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -377,6 +378,7 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     counts += crate::apple::checks()?;
     counts += windows_arm64_checks()?;
     counts += webgl_threads_check()?;
+    counts += debug_information_checks()?;
     Ok(counts)
 }
 
@@ -437,6 +439,25 @@ fn webgl_threads_check() -> Result<Counts, String> {
         said.lines().filter(|l| l.contains("error")).take(3).collect::<Vec<_>>().join(" / ")
     };
     Ok(verdict("WebGL: a threaded (-pthread) link refuses the library, as the Editor's build check says", refused, &detail))
+}
+
+/// Every shipped binary is stripped of debug information (which lives in the symbols
+/// archive: `symbols.rs`), and where `cargo xtask dist` left the debug files here, each
+/// belongs to its committed binary (each with its negative control).
+fn debug_information_checks() -> Result<Counts, String> {
+    let mut counts = Counts::default();
+    for platform in PLATFORMS {
+        let path = platform.path();
+        let sections = tool_output("llvm-objdump-22", &["--section-headers"], &path)?;
+        let dwarf: Vec<&str> = sections.lines().filter(|l| l.contains("debug_") || l.contains("__DWARF")).filter_map(|l| l.split_whitespace().nth(1)).collect();
+        counts += verdict(&format!("{}: no debug information in the shipped binary", platform.folder), dwarf.is_empty(), &dwarf.join(" "));
+        if crate::symbols::debug_file(&platform).exists() {
+            counts += crate::symbols::check(&platform, &path)?;
+        } else {
+            println!("    {}: no debug file here ({} is written by `cargo xtask dist`)", platform.folder, crate::symbols::debug_file(&platform).display());
+        }
+    }
+    Ok(counts)
 }
 
 /// One check's outcome, printed and counted.

@@ -39,6 +39,7 @@ mod mono;
 mod notices;
 mod plugin_meta;
 mod snippets;
+mod symbols;
 mod tools;
 mod wasm_object;
 
