@@ -40,6 +40,24 @@ static class PlatformRequirementsCheck
         Check(named, target + " is refused " + when + ", naming " + string.Join(", ", reasons), problem);
     }
 
+    private static void Warned(BuildTarget target, string when, params string[] reasons)
+    {
+        string problem = PlatformRequirements.Problem(target);
+        string warning = PlatformRequirements.Warning(target);
+        bool named = problem == null && warning != null;
+        foreach (string reason in reasons)
+        {
+            named &= warning != null && warning.Contains(reason);
+        }
+        Check(named, target + " builds with a warning " + when + ", naming " + string.Join(", ", reasons), problem ?? warning);
+    }
+
+    private static void Quiet(BuildTarget target, string when)
+    {
+        string problem = PlatformRequirements.Problem(target) ?? PlatformRequirements.Warning(target);
+        Check(problem == null, target + " builds without a warning " + when, problem);
+    }
+
     private static void Settings(bool wasm2023, bool threads, iOSSdkVersion sdk, AppleMobileArchitectureSimulator simulator, string standaloneDefines)
     {
         PlayerSettings.WebGL.wasm2023 = wasm2023;
@@ -70,17 +88,19 @@ static class PlatformRequirementsCheck
         Refused(BuildTarget.VisionOS, "(no binary)", "no visionOS binary");
         Refused(BuildTarget.StandaloneWindows, "(no 32-bit binary)", "32-bit");
 
-        // Windows 10: Unity 6's players need it anyway; older Editors' players start on 7 and 8.1.
+        // Windows 10: Unity 6's players need it anyway; older Editors' players start on 7 and
+        // 8.1, so their builds go on with a warning until the project says Windows 10.
 #if UNITY_6000_0_OR_NEWER
-        Builds(BuildTarget.StandaloneWindows64, "(Unity 6's players need Windows 10)");
+        Quiet(BuildTarget.StandaloneWindows64, "(Unity 6's players need Windows 10)");
 #else
-        Refused(BuildTarget.StandaloneWindows64, "without the Windows 10 define", "Windows 10", "ProcessPrng", PlatformRequirements.Windows10Define);
+        Warned(BuildTarget.StandaloneWindows64, "without the Windows 10 define", "Windows 10", "ProcessPrng", PlatformRequirements.Windows10Define);
         Settings(true, false, iOSSdkVersion.DeviceSDK, AppleMobileArchitectureSimulator.ARM64, "GAME_DEMO;" + PlatformRequirements.Windows10Define);
-        Builds(BuildTarget.StandaloneWindows64, "with " + PlatformRequirements.Windows10Define + " among the Standalone defines");
+        Quiet(BuildTarget.StandaloneWindows64, "with " + PlatformRequirements.Windows10Define + " among the Standalone defines");
         Settings(true, false, iOSSdkVersion.DeviceSDK, AppleMobileArchitectureSimulator.ARM64, PlatformRequirements.Windows10Define + "_NOT");
-        Refused(BuildTarget.StandaloneWindows64, "with a define that only starts like it", "Windows 10");
+        Warned(BuildTarget.StandaloneWindows64, "with a define that only starts like it", "Windows 10");
         Defaults();
 #endif
+        Quiet(BuildTarget.StandaloneLinux64, "");
 
         // The iOS simulator: Apple silicon only, and only Unity 6 keeps the simulator slice apart.
         Settings(true, false, iOSSdkVersion.SimulatorSDK, AppleMobileArchitectureSimulator.ARM64, "");

@@ -17,7 +17,8 @@ namespace RankingElo.Editor
     {
         /// <summary>
         /// The scripting define (Player Settings &gt; Standalone) by which a project built with an
-        /// Editor older than Unity 6 says its Windows players run on Windows 10 or newer only.
+        /// Editor older than Unity 6 says its Windows players run on Windows 10 or newer only,
+        /// which silences the build's warning about Windows 7 and 8.1.
         /// </summary>
         internal const string Windows10Define = "RANKING_ELO_WINDOWS_10_OR_NEWER";
 
@@ -27,7 +28,10 @@ namespace RankingElo.Editor
             get { return 0; }
         }
 
-        /// <summary>Fails the build when <see cref="Problem"/> finds one.</summary>
+        /// <summary>
+        /// Fails the build when <see cref="Problem"/> finds one; logs a warning when
+        /// <see cref="Warning"/> finds one (the build goes on).
+        /// </summary>
         /// <param name="report">The build being made.</param>
         public void OnPreprocessBuild(BuildReport report)
         {
@@ -36,6 +40,25 @@ namespace RankingElo.Editor
             {
                 throw new BuildFailedException(problem);
             }
+            string warning = Warning(report.summary.platform);
+            if (warning != null)
+            {
+                Debug.LogWarning(warning);
+            }
+        }
+
+        /// <summary>
+        /// What a build for <paramref name="target"/> should know but need not stop for, or
+        /// null: the players of Unity Editors before 6 start on Windows 7 and 8.1, where the
+        /// Windows DLL cannot load (most games no longer support them, so this warns instead
+        /// of failing every such build; <see cref="Windows10Define"/> says the game is
+        /// Windows 10 or newer and silences it).
+        /// </summary>
+        /// <param name="target">The build target.</param>
+        /// <returns>A message, or null.</returns>
+        internal static string Warning(BuildTarget target)
+        {
+            return target == BuildTarget.StandaloneWindows64 ? WindowsWarning() : null;
         }
 
         /// <summary>What keeps the package from working in a build for <paramref name="target"/>, or null.</summary>
@@ -54,8 +77,6 @@ namespace RankingElo.Editor
             {
                 case BuildTarget.StandaloneWindows:
                     return "Ranking ELO has no 32-bit Windows binary: build for Windows 64-bit (x64, or Arm64 with Unity 6).";
-                case BuildTarget.StandaloneWindows64:
-                    return WindowsProblem();
                 case BuildTarget.iOS:
                     return IosProblem();
                 case BuildTarget.WebGL:
@@ -70,7 +91,7 @@ namespace RankingElo.Editor
         /// loads them from Windows 10 on; Unity 6's Windows players need Windows 10 too, older
         /// Editors' players still start on Windows 7 and 8.1.
         /// </summary>
-        private static string WindowsProblem()
+        private static string WindowsWarning()
         {
 #if UNITY_6000_0_OR_NEWER
             return null;
@@ -84,8 +105,8 @@ namespace RankingElo.Editor
                 }
             }
             return "Ranking ELO's Windows DLL needs Windows 10 or newer (it imports ProcessPrng and WaitOnAddress); players of Unity "
-                + Application.unityVersion + " also start on Windows 7 and 8.1, where the DLL cannot load. If your game supports only Windows 10 and newer, add "
-                + Windows10Define + " to Player Settings > Standalone > Scripting Define Symbols.";
+                + Application.unityVersion + " also start on Windows 7 and 8.1, where the DLL cannot load (a DllNotFoundException at the first call). If your game supports only Windows 10 and newer, add "
+                + Windows10Define + " to Player Settings > Standalone > Scripting Define Symbols to say so and silence this warning.";
 #endif
         }
 
