@@ -245,6 +245,8 @@ fn each_plugin_enables_exactly_one_platform_and_cpu() {
     // Burst load them with dlopen("libranking_elo.so").
     let expected = [
         ("Windows/x86_64/ranking_elo.dll", "Standalone: Win64", Some("x86_64"), Some("Windows"), ""),
+        // Unity 2022.3's importer has no ARM64 Windows slot; Unity 6 copies it to ARM64/.
+        ("Windows/arm64/ranking_elo.dll", "Standalone: Win64", Some("ARM64"), Some("Windows"), "UNITY_6000_0_OR_NEWER"),
         ("macOS/universal/libranking_elo.dylib", "Standalone: OSXUniversal", Some("AnyCPU"), Some("OSX"), ""),
         ("Linux/x86_64/libranking_elo.so", "Standalone: Linux64", Some("x86_64"), Some("Linux"), ""),
         // Before Unity 6.3 both Linux libraries would be copied to the same path.

@@ -33,13 +33,37 @@ namespace UnityEditor
         public static bool DeleteAsset(string path) { return true; }
     }
 
-    public enum BuildTarget { StandaloneWindows64 = 19, StandaloneOSX = 2, StandaloneLinux64 = 24, Android = 13, iOS = 9, WebGL = 20 }
+    public enum BuildTarget { StandaloneWindows = 5, StandaloneWindows64 = 19, StandaloneOSX = 2, StandaloneLinux64 = 24, Android = 13, iOS = 9, WebGL = 20, tvOS = 37, VisionOS = 47 }
 
+    public enum BuildTargetGroup { Unknown = 0, Standalone = 1, iOS = 4, Android = 7, WebGL = 13 }
+
+    public enum iOSSdkVersion { DeviceSDK = 988, SimulatorSDK = 989 }
+
+    public enum AppleMobileArchitectureSimulator { X86_64 = 0, ARM64 = 1, Universal = 2 }
+
+    // Settable, as in the Editor, so that tests/unity-editor can try each setting.
     public static class PlayerSettings
     {
+        private static readonly System.Collections.Generic.Dictionary<BuildTargetGroup, string> defines = new System.Collections.Generic.Dictionary<BuildTargetGroup, string>();
+
+        public static string GetScriptingDefineSymbolsForGroup(BuildTargetGroup group)
+        {
+            string text;
+            return defines.TryGetValue(group, out text) ? text : "";
+        }
+
+        public static void SetScriptingDefineSymbolsForGroup(BuildTargetGroup group, string text) { defines[group] = text; }
+
         public static class WebGL
         {
             public static bool wasm2023 { get; set; }
+            public static bool threadsSupport { get; set; }
+        }
+
+        public static class iOS
+        {
+            public static iOSSdkVersion sdkVersion { get; set; } = iOSSdkVersion.DeviceSDK;
+            public static AppleMobileArchitectureSimulator simulatorSdkArchitecture { get; set; }
         }
     }
 
@@ -62,7 +86,10 @@ namespace UnityEditor.Build.Reporting
 {
     public sealed class BuildSummary
     {
-        public UnityEditor.BuildTarget platform { get { return UnityEditor.BuildTarget.WebGL; } }
+        // The target of the build a test pretends to make.
+        public static UnityEditor.BuildTarget StandInPlatform = UnityEditor.BuildTarget.WebGL;
+
+        public UnityEditor.BuildTarget platform { get { return StandInPlatform; } }
     }
 
     public sealed class BuildReport

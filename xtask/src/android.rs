@@ -93,7 +93,8 @@ pub fn zig_lib() -> Result<PathBuf, String> {
 }
 
 /// Links `archive` (the engine built as a static library for `abi`) into `out`, the
-/// Android shared library.
+/// Android shared library, with its symbol table and debug information (`symbols.rs` splits
+/// them off; the GNU build id ties the two).
 pub fn link(abi: &Abi, archive: &Path, out: &Path) -> Result<(), String> {
     let work = work_dir(abi);
     if work.exists() {
@@ -119,7 +120,7 @@ pub fn link(abi: &Abi, archive: &Path, out: &Path) -> Result<(), String> {
         // Every export is kept although nothing in the archive references it.
         .args(functions.iter().map(|f| format!("-Wl,-u,{f}")))
         .args(["-Wl,--gc-sections", "-Wl,-z,defs", "-Wl,-z,now", "-Wl,-z,relro", "-Wl,-z,noexecstack"])
-        .args(["-Wl,-z,max-page-size=16384", "-Wl,--hash-style=both", "-Wl,--build-id=sha1", "-Wl,--strip-all"])
+        .args(["-Wl,-z,max-page-size=16384", "-Wl,--hash-style=both", "-Wl,--build-id=sha1"])
         .arg("-Wl,--no-undefined-version");
     if abi.bionic_arch == "arm" {
         // As the NDK links for ARMv7 (a Cortex-A8 erratum).

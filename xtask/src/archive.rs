@@ -73,8 +73,9 @@ pub fn strip_bitcode(format: Format, input: &Path, output: &Path) -> Result<(), 
         .run()
 }
 
-/// Rebuilds the static library `built` into `out` as the module docs describe.
-pub fn finish_static(format: Format, built: &Path, out: &Path, work: &Path) -> Result<(), String> {
+/// Rebuilds the static library `built` into `out` as the module docs describe, and into
+/// `debug_out` the same with the engine's DWARF (the symbols archive's copy, `symbols.rs`).
+pub fn finish_static(format: Format, built: &Path, out: &Path, debug_out: &Path, work: &Path) -> Result<(), String> {
     if work.exists() {
         std::fs::remove_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     }
@@ -106,11 +107,20 @@ pub fn finish_static(format: Format, built: &Path, out: &Path, work: &Path) -> R
         println!("    {localized} WebAssembly symbols made local");
         std::fs::write(&stripped, patched).map_err(|e| e.to_string())?;
     }
-    if out.exists() {
-        std::fs::remove_file(out).map_err(|e| e.to_string())?;
-    }
     let archive_format = if format == Format::MachO { "--format=darwin" } else { "--format=gnu" };
-    Step::new("pack the static library", "llvm-ar-22").arg(archive_format).arg("rcsD").arg(out).arg("ranking_elo.o").current_dir(work).run()
+    let pack = |what: &str, dir: &Path, archive: &Path| -> Result<(), String> {
+        if archive.exists() {
+            std::fs::remove_file(archive).map_err(|e| e.to_string())?;
+        }
+        Step::new(what, "llvm-ar-22").arg(archive_format).arg("rcsD").arg(archive).arg("ranking_elo.o").current_dir(dir).run()
+    };
+    let debug_dir = work.join("debug");
+    std::fs::create_dir_all(&debug_dir).map_err(|e| e.to_string())?;
+    std::fs::copy(&stripped, debug_dir.join("ranking_elo.o")).map_err(|e| e.to_string())?;
+    pack("pack the static library with its DWARF (symbols)", &debug_dir, debug_out)?;
+    // The shipped object: the same code without the DWARF sections.
+    Step::new("remove the DWARF from the shipped object", "llvm-objcopy-22").arg("--strip-debug").arg(&stripped).run()?;
+    pack("pack the static library", work, out)
 }
 
 /// Fails when the engine's object imports something only the dropped objects define (and

@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | Linux x86-64 `.so` | natively | (none) |
 //! | Linux arm64 `.so` | `qemu-aarch64` | a CPU emulator |
-//! | Windows `.dll` | `wine64` | Wine for Windows |
+//! | Windows x64 `.dll` | `wine64` | Wine for Windows |
+//! | Windows arm64 `.dll` | not run (`windows_arm64_checks` says why); checked as a file | |
 //! | WebGL `.a` | linked by `emcc`, under `node` and in headless Chromium | Debian's Emscripten for Unity's |
 //! | Android `.so` ×3 | x86_64 natively, arm64 under `qemu-aarch64`, armeabi-v7a under `qemu-arm` | glibc plus a shim (`tests/android/bionic_shim.c`) for bionic |
 //! | macOS `.dylib` (2 slices), iOS `.a` (device, simulator) | Unicorn (`tests/darwin_run.py`), after an `ld64.lld` link against libSystem's export list | the emulator's libSystem stand-ins for Darwin |
@@ -19,7 +20,9 @@
 //! libraries pass the Play Store's and the NDK's checks (`android_checks`); the static
 //! libraries define no global symbol but the `elo_` functions and carry no bitcode; the
 //! Apple binaries' load commands, code signature (ours and `rcodesign`'s) and privacy
-//! manifest are right (`apple.rs`).
+//! manifest are right (`apple.rs`); a threaded WebGL link refuses the library, as the
+//! Editor's build check says; no shipped binary carries debug information, and the debug
+//! files `cargo xtask dist` left here match their binaries (`symbols.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -373,6 +376,87 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     }
     counts += static_archive_checks()?;
     counts += crate::apple::checks()?;
+    counts += windows_arm64_checks()?;
+    counts += webgl_threads_check()?;
+    counts += debug_information_checks()?;
+    Ok(counts)
+}
+
+/// Windows on Arm: the DLL does not run here. Wine runs x86 and x64 code only on this x86-64
+/// machine; Debian's arm64 Wine would have to replace the amd64 one (the same paths) and run
+/// itself under qemu-user, which Wine's memory layout does not survive; and no emulator here
+/// stands in for Windows' loader and system DLLs on arm64 as `darwin_run.py` does for Darwin.
+/// What is checked instead: the file is an arm64 DLL (IMAGE_FILE_MACHINE_ARM64, a DLL image)
+/// that imports from Windows' own DLLs only (no MinGW or LLVM runtime DLL beside it), and
+/// its exports (`exports`) are the header's. The negative control: the same machine check on
+/// the x64 DLL must fail.
+fn windows_arm64_checks() -> Result<Counts, String> {
+    println!("==> Windows/arm64: not run here (no Windows-on-Arm runner on x86-64 Linux: Wine runs x86 and x64 code only); checked as a file");
+    let mut counts = Counts::default();
+    let is_arm64_dll = |path: &Path| -> Result<bool, String> {
+        let headers = tool_output("llvm-readobj-22", &["--file-headers"], path)?;
+        Ok(headers.contains("IMAGE_FILE_MACHINE_ARM64 (0xAA64)") && headers.contains("IMAGE_FILE_DLL"))
+    };
+    let arm = plugin("Windows/arm64");
+    counts += verdict("Windows/arm64: an arm64 DLL", is_arm64_dll(&arm)?, "");
+    counts += verdict("negative control: the x64 DLL is not taken for an arm64 one", !is_arm64_dll(&plugin("Windows/x86_64"))?, "");
+    let imports = tool_output("llvm-readobj-22", &["--coff-imports"], &arm)?;
+    let dlls: BTreeSet<String> = imports.lines().filter_map(|l| l.trim().strip_prefix("Name: ")).map(str::to_ascii_lowercase).collect();
+    // Windows' own: the kernel, the native API, the random-number provider and the API sets
+    // (the synchronization calls and the Universal CRT, part of Windows from Windows 10).
+    let foreign: Vec<&String> = dlls.iter().filter(|d| !(["kernel32.dll", "ntdll.dll", "bcryptprimitives.dll"].contains(&d.as_str()) || d.starts_with("api-ms-win-"))).collect();
+    counts += verdict("Windows/arm64: imports only Windows' own DLLs", foreign.is_empty() && !dlls.is_empty(), &format!("{dlls:?}"));
+    Ok(counts)
+}
+
+/// The WebGL library is compiled without WebAssembly threads, and the Editor's build check
+/// refuses Unity's "Native C/C++ Multithreading" with `wasm-ld`'s reason
+/// (`unity/Editor/PlatformRequirements.cs`): a threaded link of the committed library must
+/// fail with exactly that reason. When it links, the library has become fit for threads and
+/// the refusal must go (this check fails then, and says so).
+fn webgl_threads_check() -> Result<Counts, String> {
+    let dir = out_dir("webgl threads");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    println!("==> test_ranking_elo for WebGL with -pthread (emcc): the link must refuse the library");
+    let output = Command::new("emcc")
+        .args(STRICT)
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(source("test_ranking_elo"))
+        .arg(plugin("WebGL"))
+        .args(["-fwasm-exceptions", "-O1", "-pthread", "-o"])
+        .arg(dir.join("test_ranking_elo.js"))
+        .output()
+        .map_err(|e| format!("emcc: {e}"))?;
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    let reason = "--shared-memory is disallowed by ranking_elo.o";
+    let refused = !output.status.success() && said.contains(reason);
+    let detail = if refused {
+        format!("wasm-ld: \"{reason} because it was not compiled with 'atomics' or 'bulk-memory' features\"")
+    } else if output.status.success() {
+        "it LINKED: the library supports threads now, lift the refusal in PlatformRequirements.cs".to_owned()
+    } else {
+        said.lines().filter(|l| l.contains("error")).take(3).collect::<Vec<_>>().join(" / ")
+    };
+    Ok(verdict("WebGL: a threaded (-pthread) link refuses the library, as the Editor's build check says", refused, &detail))
+}
+
+/// Every shipped binary is stripped of debug information (which lives in the symbols
+/// archive: `symbols.rs`), and where `cargo xtask dist` left the debug files here, each
+/// belongs to its committed binary (each with its negative control).
+fn debug_information_checks() -> Result<Counts, String> {
+    let mut counts = Counts::default();
+    for platform in PLATFORMS {
+        let path = platform.path();
+        let sections = tool_output("llvm-objdump-22", &["--section-headers"], &path)?;
+        let dwarf: Vec<&str> = sections.lines().filter(|l| l.contains("debug_") || l.contains("__DWARF")).filter_map(|l| l.split_whitespace().nth(1)).collect();
+        counts += verdict(&format!("{}: no debug information in the shipped binary", platform.folder), dwarf.is_empty(), &dwarf.join(" "));
+        if crate::symbols::debug_file(&platform).exists() {
+            counts += crate::symbols::check(&platform, &path)?;
+        } else {
+            println!("    {}: no debug file here ({} is written by `cargo xtask dist`)", platform.folder, crate::symbols::debug_file(&platform).display());
+        }
+    }
     Ok(counts)
 }
 
@@ -408,7 +492,7 @@ fn exports() -> Result<Counts, String> {
         // table of ELF shared libraries; each slice's export trie of the universal dylib;
         // the defined global symbols of the static archives.
         let listings: Vec<(String, Vec<String>)> = match platform.kind {
-            Kind::MingwShared => {
+            _ if platform.file.ends_with(".dll") => {
                 let text = tool_output("llvm-readobj-22", &["--coff-exports"], &path)?;
                 vec![(platform.folder.to_owned(), text.lines().filter_map(|l| l.trim().strip_prefix("Name: ")).map(str::to_owned).collect())]
             }
@@ -421,7 +505,7 @@ fn exports() -> Result<Counts, String> {
                 }
                 slices
             }
-            Kind::ZigShared | Kind::AndroidShared => {
+            Kind::MingwShared | Kind::ZigShared | Kind::AndroidShared => {
                 let text = tool_output("llvm-nm-22", &["--defined-only", "--extern-only", "--just-symbol-name", "--dynamic"], &path)?;
                 vec![(platform.folder.to_owned(), text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())]
             }

@@ -70,10 +70,13 @@ pub struct Platform {
 }
 
 /// Every binary the package ships.
-pub const PLATFORMS: [Platform; 10] = [
+pub const PLATFORMS: [Platform; 11] = [
     Platform { folder: "Linux/x86_64", file: "libranking_elo.so", targets: &["x86_64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Linux/arm64", file: "libranking_elo.so", targets: &["aarch64-unknown-linux-gnu"], kind: Kind::ZigShared },
     Platform { folder: "Windows/x86_64", file: "ranking_elo.dll", targets: &["x86_64-pc-windows-gnu"], kind: Kind::MingwShared },
+    // Windows on Arm (Unity 6 players): Debian has no MinGW-w64 for arm64, so zig links it
+    // with LLVM's MinGW target (`gnullvm`: LLVM's libunwind, the Universal CRT of Windows 10).
+    Platform { folder: "Windows/arm64", file: "ranking_elo.dll", targets: &["aarch64-pc-windows-gnullvm"], kind: Kind::ZigShared },
     Platform { folder: "macOS/universal", file: "libranking_elo.dylib", targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"], kind: Kind::ZigShared },
     Platform { folder: "iOS/arm64", file: "libranking_elo.a", targets: &["aarch64-apple-ios"], kind: Kind::Static(Format::MachO) },
     Platform { folder: "iOS/arm64-simulator", file: "libranking_elo.a", targets: &["aarch64-apple-ios-sim"], kind: Kind::Static(Format::MachO) },
@@ -103,16 +106,32 @@ pub fn dist(only: &[String]) -> Result<(), String> {
         return Err(format!("no platform matches {only:?}; known: {}", known.join(", ")));
     }
     for platform in &selected {
-        let built = build(platform)?;
+        let (built, debug_archive) = build(platform)?;
         let target = platform.path();
-        std::fs::create_dir_all(target.parent().expect("plugin path has a folder")).map_err(|e| e.to_string())?;
-        std::fs::copy(&built, &target).map_err(|e| format!("copy {}: {e}", built.display()))?;
+        crate::symbols::split(platform, &built, debug_archive.as_deref(), &target)?;
         crate::plugin_meta::write(platform)?;
         remove_other_binaries(platform)?;
         println!("==> {} ({} bytes)", target.strip_prefix(root()).unwrap_or(&target).display(), file_size(&target));
+        let checked = crate::symbols::check(platform, &target)?;
+        if checked.failed > 0 {
+            return Err(format!("{}: the debug file does not match the binary", platform.folder));
+        }
     }
     let tarball = package_tarball()?;
     println!("==> {}", tarball.display());
+    // Every platform's debug file, each checked against the binary in the package (a dist
+    // of some platforms keeps the others' files from an earlier run only while they match).
+    let mut missing = Vec::new();
+    for platform in &PLATFORMS {
+        if !crate::symbols::matches(platform, &platform.path()) {
+            let stale = crate::symbols::dir().join(platform.folder);
+            let _ = std::fs::remove_dir_all(&stale);
+            missing.push(platform.folder);
+        }
+    }
+    let (name, version) = package_name_and_version()?;
+    let symbols = crate::symbols::pack(&name, &version)?;
+    println!("==> {}{}", symbols.display(), if missing.is_empty() { String::new() } else { format!(" (without {}: run `cargo xtask dist` for them)", missing.join(", ")) });
     println!("==> dist took {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
@@ -143,6 +162,9 @@ fn ensure_dist_tools() -> Result<(), String> {
     ensure(RUSTC, &DIST_PACKAGES, "install Debian's rustc-web, cargo-web and rust-web-src (bookworm-updates)")?;
     ensure("x86_64-w64-mingw32-gcc", &DIST_PACKAGES, "install gcc-mingw-w64-x86-64")?;
     ensure("llvm-lipo-22", &DIST_PACKAGES, "install llvm-22")?;
+    // The debug files (`symbols.rs`).
+    ensure("dsymutil-22", &DIST_PACKAGES, "install llvm-22")?;
+    ensure("llvm-symbolizer-22", &DIST_PACKAGES, "install llvm-22")?;
     ensure(crate::android::CLANG, &DIST_PACKAGES, "install clang-22 and lld-22")?;
     ensure("ld.lld-22", &DIST_PACKAGES, "install lld-22")?;
     let version = std::process::Command::new(RUSTC)
@@ -198,8 +220,10 @@ fn target_dir() -> PathBuf {
     root().join("target/dist")
 }
 
-/// Builds one platform; returns the path of the finished binary.
-fn build(platform: &Platform) -> Result<PathBuf, String> {
+/// Builds one platform; returns the path of the finished binary, with its debug
+/// information (`symbols::split` divides it), and for a static library the archive with
+/// DWARF beside the finished one.
+fn build(platform: &Platform) -> Result<(PathBuf, Option<PathBuf>), String> {
     let mut slices = Vec::new();
     for target in platform.targets {
         slices.push(build_target(platform, target)?);
@@ -209,15 +233,16 @@ fn build(platform: &Platform) -> Result<PathBuf, String> {
             let abi = crate::android::abi(platform.folder).ok_or_else(|| format!("{}: no Android ABI", platform.folder))?;
             let out = target_dir().join("android").join(format!("{}.so", platform.folder.replace('/', "-")));
             crate::android::link(&abi, archive, &out)?;
-            Ok(out)
+            Ok((out, None))
         }
         (Kind::Static(format), [archive]) => {
             let name = platform.folder.replace('/', "-");
             let out = target_dir().join("static").join(format!("{name}.a"));
-            crate::archive::finish_static(format, archive, &out, &target_dir().join("static").join(name))?;
-            Ok(out)
+            let debug = target_dir().join("static").join(format!("{name}-debug.a"));
+            crate::archive::finish_static(format, archive, &out, &debug, &target_dir().join("static").join(name))?;
+            Ok((out, Some(debug)))
         }
-        (_, [one]) => Ok(one.clone()),
+        (_, [one]) => Ok((one.clone(), None)),
         (Kind::ZigShared, [arm, intel]) => {
             let out = target_dir().join(format!("universal-{}", platform.file));
             Step::new("lipo (macOS universal)", "llvm-lipo-22")
@@ -226,7 +251,7 @@ fn build(platform: &Platform) -> Result<PathBuf, String> {
                 .arg(arm)
                 .arg(intel)
                 .run()?;
-            Ok(out)
+            Ok((out, None))
         }
         _ => Err(format!("{}: cannot combine {} slices", platform.folder, slices.len())),
     }
@@ -241,7 +266,10 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
         Kind::ZigShared => ("cdylib", target.to_owned()),
     };
     let program: PathBuf = if platform.kind == Kind::ZigShared { zigbuild() } else { PathBuf::from(CARGO) };
-    let mut rustflags = vec!["-Cdebuginfo=0".to_owned()];
+    // Line tables in every build: `symbols::split` moves them into the debug files.
+    let mut rustflags = vec![format!("-Cdebuginfo={}", crate::symbols::DEBUGINFO)];
+    // We strip, after keeping the debug information apart (`symbols.rs`).
+    let strip = ("CARGO_PROFILE_RELEASE_STRIP", "false");
     let mut step = Step::new(&format!("build {target} ({crate_type})"), &program)
         .args(["rustc", "--release", "--package", "ranking-elo", "--lib", "--crate-type", crate_type, "--target", &zig_target])
         .args(["-Zbuild-std=std,panic_unwind", "--target-dir"])
@@ -253,6 +281,7 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
         .env("IPHONEOS_DEPLOYMENT_TARGET", if target.ends_with("-sim") { IOS_SIMULATOR_MIN } else { IOS_MIN })
         // The generated header and C# file are written by the host build only.
         .env("RANKING_ELO_FREEZE_GENERATED", "1")
+        .env(strip.0, strip.1)
         .env("PATH", dist_path());
     match platform.kind {
         Kind::MingwShared => {
@@ -260,16 +289,16 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
             // No libgcc or winpthread DLLs beside the plugin.
             rustflags.push("-Ctarget-feature=+crt-static".to_owned());
             rustflags.push("-Clink-arg=-static".to_owned());
+            // A CodeView record with a GUID: what ties the DLL to its debug file.
+            rustflags.push("-Clink-arg=-Wl,--build-id".to_owned());
         }
         Kind::ZigShared if target.contains("apple") => {
             // Unity loads the plugin by path; `@rpath` is the conventional install name.
             rustflags.push("-Clink-arg=-Wl,-install_name,@rpath/libranking_elo.dylib".to_owned());
-            // rustc strips Mach-O with an external tool this toolchain lacks: leave the
-            // symbol table to the linker instead (`-x` drops local symbols, `-S` debug
-            // notes), which keeps the linker's ad-hoc code signature valid.
-            step = step.env("CARGO_PROFILE_RELEASE_STRIP", "false");
-            rustflags.push("-Clink-arg=-Wl,-x".to_owned());
-            rustflags.push("-Clink-arg=-Wl,-S".to_owned());
+            // The linker writes a debug map (stabs naming the objects, which rustc keeps
+            // beside the build) for dsymutil; `symbols::split` then removes it and the local
+            // symbols, as `ld -S -x` would, and llvm-objcopy signs the image again.
+            rustflags.push("-Csplit-debuginfo=unpacked".to_owned());
             rustflags.push("-Clink-arg=-Wl,-dead_strip".to_owned());
             // zig's Mach-O linker ignores rustc's `-exported_symbols_list`, so every symbol
             // the LTO keeps external would be exported (`rust_eh_personality` and a std
@@ -278,12 +307,22 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
             // Rust's (`binaries.rs` checks the export trie of both slices).
             rustflags.push("-Zdefault-visibility=hidden".to_owned());
         }
-        Kind::ZigShared => {}
-        Kind::Static(_) | Kind::AndroidShared => {
-            // Nothing to strip here: the archive keeps its symbol table for the link that
-            // follows (ours for Android; Xcode's or Emscripten's for the others).
-            step = step.env("CARGO_PROFILE_RELEASE_STRIP", "false");
+        Kind::ZigShared => {
+            // The id that ties the binary to its debug file (a GNU build id note in ELF, a
+            // CodeView record in a DLL).
+            rustflags.push(format!("-Clink-arg=-Wl,--build-id{}", if target.contains("windows") { "" } else { "=sha1" }));
+            if target.contains("windows") {
+                // rustc hands its export list to the linker as `-Wl,list.def`, which zig
+                // refuses as a linker argument and cargo-zigbuild drops; without a module
+                // definition LLD's MinGW driver exports every global symbol (std's,
+                // libunwind's, the CRT's: `exports` in binaries.rs caught eight). zig takes a
+                // `.def` file as an input: the header's functions.
+                rustflags.push(format!("-Clink-arg={}", exports_def()?.display()));
+            }
         }
+        // The archive keeps its symbol table for the link that follows (ours for Android;
+        // Xcode's or Emscripten's for the others).
+        Kind::Static(_) | Kind::AndroidShared => {}
     }
     step.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\u{1f}")).run()?;
     let name = match (crate_type, target.contains("windows")) {
@@ -300,6 +339,19 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// `target/dist/ranking_elo.def`: a module-definition file exporting the header's
+/// functions, for the DLL zig links.
+fn exports_def() -> Result<PathBuf, String> {
+    let mut text = String::from("EXPORTS\n");
+    for function in crate::header::functions()? {
+        text.push_str(&format!("    {function}\n"));
+    }
+    let path = target_dir().join("ranking_elo.def");
+    std::fs::create_dir_all(target_dir()).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
 /// PATH for the dist builds: Debian's toolchain before rustup's, zig's folder (from PyPI).
 fn dist_path() -> String {
     let zig_dir = std::process::Command::new("python3")
@@ -311,10 +363,8 @@ fn dist_path() -> String {
     format!("/usr/bin:{zig_dir}:{rest}")
 }
 
-/// Writes `target/dist/<name>-<version>.tgz`: the Unity package as npm packs it (files
-/// under `package/`), installable with "Add package from tarball". Deterministic: sorted
-/// names, fixed times and owners.
-pub fn package_tarball() -> Result<PathBuf, String> {
+/// The package's name and version (`unity/package.json`).
+fn package_name_and_version() -> Result<(String, String), String> {
     let manifest = std::fs::read_to_string(root().join("unity/package.json")).map_err(|e| e.to_string())?;
     let field = |name: &str| -> Result<String, String> {
         let key = format!("\"{name}\"");
@@ -324,7 +374,15 @@ pub fn package_tarball() -> Result<PathBuf, String> {
         let end = rest[start..].find('"').ok_or("bad package.json")? + start;
         Ok(rest[start..end].to_owned())
     };
-    let out = target_dir().join(format!("{}-{}.tgz", field("name")?, field("version")?));
+    Ok((field("name")?, field("version")?))
+}
+
+/// Writes `target/dist/<name>-<version>.tgz`: the Unity package as npm packs it (files
+/// under `package/`), installable with "Add package from tarball". Deterministic: sorted
+/// names, fixed times and owners.
+pub fn package_tarball() -> Result<PathBuf, String> {
+    let (name, version) = package_name_and_version()?;
+    let out = target_dir().join(format!("{name}-{version}.tgz"));
     std::fs::create_dir_all(target_dir()).map_err(|e| e.to_string())?;
     Step::new("UPM tarball", "tar")
         .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--transform=s,^unity,package,"])

@@ -39,6 +39,7 @@ mod mono;
 mod notices;
 mod plugin_meta;
 mod snippets;
+mod symbols;
 mod tools;
 mod wasm_object;
 
@@ -142,6 +143,7 @@ fn csharp(library: &std::path::Path) -> Result<Counts, String> {
     counts += mono::internal_and_full_aot(library)?;
     counts += mono::load_failures(&runtime, library)?;
     counts += mono::unity_flavour_programs()?;
+    counts += mono::unity_editor_programs()?;
     drop(ladder_server);
     mono::unity_compile_check()?;
     // Every C# and C snippet of the documentation compiles, against the package built by the

@@ -174,6 +174,37 @@ pub fn unity_flavour_programs() -> Result<Counts, String> {
 /// The defines of a Unity 2021.3 Editor on Linux, for programs that run the Unity flavour.
 const UNITY_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
 
+/// The defines of a Unity 6.3 Editor on Linux.
+const UNITY_6_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
+
+/// The programs of `tests/unity-editor`: the package's Editor code (with its runtime) and
+/// the program compiled against the stand-ins, whose Player Settings the program sets, once
+/// as Unity 2021.3 and once as Unity 6.3 (the Editor code differs between them), each run on
+/// Mono: the build checks (`PlatformRequirements`) that no other runner here reaches.
+pub fn unity_editor_programs() -> Result<Counts, String> {
+    let work = root().join("target/mono-unity-editor");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let mut counts = Counts::default();
+    for program in sources(&root().join("tests/unity-editor")) {
+        let name = Path::new(&program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for (version, defines) in [("2021.3", UNITY_EDITOR_DEFINES), ("6000.3", UNITY_6_EDITOR_DEFINES)] {
+            let exe = work.join(format!("{name}-{version}.exe"));
+            let mut files = sources(&root().join("unity/Runtime"));
+            files.extend(sources(&root().join("unity/Editor")));
+            files.extend(sources(&root().join("tests/unity-stand-in")));
+            files.push(program.clone());
+            let arguments = vec![format!("-define:{defines}"), format!("-r:{}", nunit_framework()?.display())];
+            mcs(&format!("{name}, Unity {version} Editor (mcs against the stand-ins)"), &exe, "exe", &arguments, files)?;
+            counts += Step::new(&format!("{name} on Mono (as Unity {version})"), "mono").arg(exe.display().to_string()).current_dir(&work).run_counted()?;
+        }
+    }
+    if counts.total() == 0 {
+        return Err("tests/unity-editor has no program".to_owned());
+    }
+    Ok(counts)
+}
+
 /// What a game meets when the native library is missing and then fixed
 /// (`tests/load-failure/LoadFailure.cs`): the program runs in a folder without the library
 /// (and `LD_LIBRARY_PATH` pointing there), checks that every entry point names the binary

@@ -33,7 +33,8 @@ struct Settings {
 /// stop the build: "Plugin 'libranking_elo.so' is used from several locations").
 pub const LINUX_ARM64_DEFINE: &str = "UNITY_6000_3_OR_NEWER";
 /// Unity 6, the first with WebAssembly 2023 (native WebAssembly exceptions, which the
-/// WebGL library's unwinding uses) and with an iOS simulator CPU for plugins.
+/// WebGL library's unwinding uses), with an iOS simulator CPU for plugins and with Windows on
+/// Arm players.
 pub const UNITY_6_DEFINE: &str = "UNITY_6000_0_OR_NEWER";
 
 fn settings(platform: &Platform) -> Result<Settings, String> {
@@ -42,6 +43,9 @@ fn settings(platform: &Platform) -> Result<Settings, String> {
         "Linux/x86_64" => Settings { editor: Some(("Linux", "x86_64")), standalone: Some(("Linux64", "x86_64")), ..none },
         "Linux/arm64" => Settings { standalone: Some(("Linux64", "ARM64")), define_constraints: &[LINUX_ARM64_DEFINE], ..none },
         "Windows/x86_64" => Settings { editor: Some(("Windows", "x86_64")), standalone: Some(("Win64", "x86_64")), ..none },
+        // Unity 6's importer copies a Win64 plugin into a folder per CPU (ARM64/, x86_64/);
+        // Unity 2022.3's has no ARM64 slot for Windows and leaves such a plugin out silently.
+        "Windows/arm64" => Settings { editor: Some(("Windows", "ARM64")), standalone: Some(("Win64", "ARM64")), define_constraints: &[UNITY_6_DEFINE], ..none },
         "macOS/universal" => Settings { editor: Some(("OSX", "AnyCPU")), standalone: Some(("OSXUniversal", "AnyCPU")), ..none },
         "iOS/arm64" => Settings { ios: Some("ARM64"), ..none },
         "iOS/arm64-simulator" => Settings { ios: Some("ARM64Simulator"), define_constraints: &[UNITY_6_DEFINE], ..none },

@@ -136,7 +136,8 @@ namespace RankingElo.Native
         internal static string ExpectedBinary()
         {
 #if UNITY_EDITOR_WIN || UNITY_STANDALONE_WIN
-            return Plugins + (IntPtr.Size == 8 && !IsArm() ? "Windows/x86_64/ranking_elo.dll" : "Windows (only x86_64 is shipped; this is " + Architecture() + ")");
+            return Plugins + (IntPtr.Size != 8 ? "Windows (only 64-bit Windows is shipped; this is " + Architecture() + ")"
+                : IsArm() ? "Windows/arm64/ranking_elo.dll (Unity 6 or newer, Windows 10 or newer)" : "Windows/x86_64/ranking_elo.dll (Windows 10 or newer)");
 #elif UNITY_EDITOR_OSX || UNITY_STANDALONE_OSX
             return Plugins + "macOS/universal/libranking_elo.dylib";
 #elif UNITY_EDITOR_LINUX || UNITY_STANDALONE_LINUX
