@@ -3,12 +3,14 @@
 //! and PostgreSQL (one and two server instances, on an empty journal and on one that
 //! already holds 1,000,000 entries), pgbench's TPC-B-like transactions per second on the
 //! same cluster in the same run (the database's own limit, for the ratios), and leaderboard
-//! reads at 1,000,000 players. Every request goes through HTTP to the real `elo-ladder`;
-//! nothing is asserted (speed is measured here, never in tests).
+//! reads (the top, one player's rank, the view around a player, a page half way down) at
+//! 1,000,000 players, or as many as `players=N` says. Every request goes through HTTP to the
+//! real `elo-ladder`; nothing is asserted (speed is measured here, never in tests).
 //!
 //! `cargo xtask bench-ladder [seconds per run]` or
-//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]`
-//! (`postgres`: only PostgreSQL; `empty`: only on an empty journal).
+//! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]
+//! [reports] [leaderboard] [players=N]` (`postgres`: only PostgreSQL; `empty`: only on an
+//! empty journal; `reports`: only the reports; `leaderboard`: only the reads).
 //! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
 //! before/after comparison in one session): it needs only `serve --listen --database
 //! --rate-limit` and `keys create`.
@@ -188,44 +190,92 @@ fn time_gets(address: &str, key: &str, path: &str, count: usize) -> (f64, f64) {
     (percentile(&times, 0.5), percentile(&times, 0.99))
 }
 
-/// A ladder of 1,000,000 players written straight into the database (through the API it
-/// would take minutes), then the leaderboard's first 100 and one player's rank read
-/// through the API.
-fn million(backend: Backend, label: &str, database: &str) {
+/// A ladder of `players` players written straight into the database (through the API it
+/// would take hours), ratings spread like a real ladder's (1500 plus the sum of four
+/// uniform draws, standard deviation about 230), then read through the API: the top 100, a
+/// player's rank, 21 lines around a player, and the 100 lines from the middle rank.
+fn leaderboard(backend: Backend, label: &str, database: &str, players: u64) {
     let server = server(database, &[]);
-    let admin = prepare(database, &[&server], "million");
+    let admin = prepare(database, &[&server], "big");
     let seeded = Instant::now();
     let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
     match backend {
         Backend::Sqlite => {
             let path = database.strip_prefix("sqlite://").expect("sqlite path");
             let connection = rusqlite::Connection::open(path).expect("open");
+            // A build with rank buckets counts them once after the load (as a season end
+            // does) instead of row by row.
+            let buckets = connection.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'rank_control'", [], |r| r.get::<_, i64>(0)).expect("schema") == 1;
+            // Ratings in 1/1024 steps: f32 values, as the server writes them (SQLite keeps a
+            // REAL as a double).
+            let uniform = "((abs(random()) % 1000000) / 1000000.0 - 0.5)";
             connection
                 .execute_batch(&format!(
-                    "BEGIN; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000) \
-                     INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'million'), 'p' || i, \
-                     CAST(1000 + (abs(random()) % 1000000) / 1000.0 AS REAL), 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; COMMIT; ANALYZE;"
+                    "BEGIN; {bulk} WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {players}) \
+                     INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
+                     round((1500 + 400 * ({uniform} + {uniform} + {uniform} + {uniform})) * 1024) / 1024.0, 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; \
+                     {recount} COMMIT; ANALYZE;",
+                    bulk = if buckets { "UPDATE rank_control SET bulk = 1;" } else { "" },
+                    recount = if buckets {
+                        "INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                         SELECT ladder_id, 0, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                         INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                         SELECT ladder_id, 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                         UPDATE rank_control SET bulk = 0;"
+                    } else {
+                        ""
+                    },
                 ))
                 .expect("seed");
         }
         Backend::Postgres => {
             let sql = format!(
-                "INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'million'), 'p' || i, \
-                 (1000 + random() * 1000)::real, 10, 0, 0, false, false, 0, 0, 10, 5, 1600, 0, 0 FROM generate_series(1, 1000000) AS i"
+                "INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
+                 (1500 + 400 * (random() + random() + random() + random() - 2))::real, 10, 0, 0, false, false, 0, 0, 10, 5, 1600, 0, 0 FROM generate_series(1, {players}) AS i"
             );
-            for sql in [sql.as_str(), "VACUUM ANALYZE players"] {
+            for sql in [sql.as_str(), "VACUUM ANALYZE players", "CHECKPOINT"] {
                 let status = helpers::psql_background(database, sql).wait().expect("psql");
                 assert!(status.success());
             }
         }
     }
     let seeded = seeded.elapsed().as_secs_f64();
-    let (top_p50, top_p99) = time_gets(&server.address, &admin, "/v1/ladders/million/leaderboard?limit=100", 200);
-    let (deep_p50, _) = time_gets(&server.address, &admin, "/v1/ladders/million/leaderboard?limit=100&offset=500000", 5);
-    let (rank_p50, rank_p99) = time_gets(&server.address, &admin, "/v1/ladders/million/players/p500000", 20);
-    println!(
-        "| {label} | {top_p50:.2} | {top_p99:.2} | {rank_p50:.1} | {rank_p99:.1} | {deep_p50:.1} | {seeded:.1} |"
-    );
+    let middle = players / 2;
+    let (top_p50, top_p99) = time_gets(&server.address, &admin, "/v1/ladders/big/leaderboard?limit=100", 200);
+    let mut lines = vec![format!("| {label} | top 100 | {top_p50:.2} | {top_p99:.2} |")];
+    // Different players each time (a cached answer would flatter the figure).
+    let mut rng = 0x2545_F491_4F6C_DD1D_u64;
+    let mut pick = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        1 + rng % players
+    };
+    let paths: Vec<String> = (0..200).map(|_| format!("/v1/ladders/big/players/p{}", pick())).collect();
+    let (p50, p99) = time_paths(&server.address, &admin, &paths);
+    lines.push(format!("| {label} | one player's rank (200 players) | {p50:.2} | {p99:.2} |"));
+    let paths: Vec<String> = (0..200).map(|_| format!("/v1/ladders/big/leaderboard?around=p{}&limit=21", pick())).collect();
+    let (p50, p99) = time_paths(&server.address, &admin, &paths);
+    lines.push(format!("| {label} | 21 around a player (200 players) | {p50:.2} | {p99:.2} |"));
+    let paths: Vec<String> = (0..100).map(|k| format!("/v1/ladders/big/leaderboard?limit=100&offset={}", middle + k * 37)).collect();
+    let (p50, p99) = time_paths(&server.address, &admin, &paths);
+    lines.push(format!("| {label} | 100 lines from rank {} (100 pages) | {p50:.2} | {p99:.2} |", middle + 1));
+    lines.push(format!("| {label} | (seeding {seeded:.0} s) | | |"));
+    println!("{}", lines.join("\n"));
+}
+
+/// Each path read once, in order, on one connection: p50 and p99 in milliseconds.
+fn time_paths(address: &str, key: &str, paths: &[String]) -> (f64, f64) {
+    let mut connection = Connection::open(address);
+    let mut times = Vec::with_capacity(paths.len());
+    for path in paths {
+        let started = Instant::now();
+        let (status, text) = connection.request("GET", path, key, "");
+        assert_eq!(status, 200, "{path}: {text}");
+        times.push(started.elapsed());
+    }
+    times.sort_unstable();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
 }
 
 /// Writes `count` journal entries of another ladder straight into the database (about
@@ -278,6 +328,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let seconds: f64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(5.0);
     let only_postgres = args.iter().any(|a| a == "postgres");
+    let reports = !args.iter().any(|a| a == "leaderboard");
+    let reads = !args.iter().any(|a| a == "reports");
+    let players: u64 = args.iter().find_map(|a| a.strip_prefix("players=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
     // `empty`: PostgreSQL on an empty journal only (a quicker comparison).
     let journals: &[u64] = if args.iter().any(|a| a == "empty") { &[0] } else { &[0, 1_000_000] };
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
@@ -285,6 +338,20 @@ fn main() {
     println!("elo-ladder load benchmark: {seconds} s per run, {cores} cores ({cpu}), {PLAYERS} players, random pairs, keep-alive HTTP/1.1 on 127.0.0.1");
     println!("server: {}", helpers::binary());
     let pg_version = Command::new("sh").args(["-c", "ls /usr/lib/postgresql"]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+    if reports {
+        report_runs(seconds, only_postgres, journals, &pg_version);
+    }
+    if only_postgres || !reads {
+        return;
+    }
+    println!("\n| database, {players} players | read | p50 ms | p99 ms |\n|---|---|---|---|");
+    let dir = TempDir::new("bench");
+    leaderboard(Backend::Sqlite, "SQLite", &helpers::database(Backend::Sqlite, &dir), players);
+    leaderboard(Backend::Postgres, &format!("PostgreSQL {pg_version}"), &helpers::database(Backend::Postgres, &dir), players);
+}
+
+/// The report runs: SQLite both ways, PostgreSQL with one and two instances on each journal.
+fn report_runs(seconds: f64, only_postgres: bool, journals: &[u64], pg_version: &str) {
     let bench_db = pgbench_database();
     println!("\n| database | reporters | matches/s | p50 ms | p99 ms |\n|---|---|---|---|---|");
     if !only_postgres {
@@ -315,11 +382,4 @@ fn main() {
             println!("| pgbench TPC-B-like, 8 clients, scale 10, just before and after | | {before:.0} / {after:.0} tps | 8 reporters / pgbench = {:.2} | |", eight / tps);
         }
     }
-    if only_postgres {
-        return;
-    }
-    println!("\n| database | top-100 p50 ms | top-100 p99 ms | one player's rank p50 ms | p99 ms | ranks 500,001-500,100 ms | seeding s |\n|---|---|---|---|---|---|---|");
-    let dir = TempDir::new("bench");
-    million(Backend::Sqlite, "SQLite, 1,000,000 players", &helpers::database(Backend::Sqlite, &dir));
-    million(Backend::Postgres, "PostgreSQL, 1,000,000 players", &helpers::database(Backend::Postgres, &dir));
 }

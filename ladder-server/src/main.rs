@@ -330,6 +330,10 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
             }
         }
         let result = verifier.finish(players.as_deref()).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+        // The rank counts against the players, in one snapshot.
+        if let Some((level, bucket, stored, counted)) = store.rank_mismatches(&ladder).await.map_err(|e| e.message)?.first() {
+            return Err(format!("ladder {}: rank bucket {bucket} (level {level}) counts {stored} players, the ladder has {counted} there", ladder.name));
+        }
         let unchecked = if players.is_none() { " (players not compared: the ladder kept taking reports; verify a copy or a quiet moment)" } else { "" };
         println!("{}{unchecked}", result.line(&ladder.name));
     }

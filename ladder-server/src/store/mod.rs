@@ -6,6 +6,7 @@
 
 pub mod database_url;
 pub mod postgres;
+pub mod ranks;
 pub mod rows;
 pub mod sqlite;
 
@@ -307,6 +308,9 @@ pub trait LadderStore: Send + Sync {
     fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
+    /// The rank buckets whose stored count differs from the players' ratings (for
+    /// `elo-ladder verify`): `(level, bucket, stored, counted)`, at most ten.
+    fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>>;
     /// The ladder's ended seasons, oldest first.
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>>;
     /// A page of an ended season's final standings; `None` for a season that has not ended.

@@ -14,6 +14,7 @@ use ranking_elo::PlayerState;
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
+use super::ranks;
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::{
     canonical_config, entry_bytes, journal_entry, page_length, JournalRow, JOURNAL_COLUMNS, replay_answer, HistoryEntry, LadderSummary, NewEntry, NextTimes, ScheduleView, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
@@ -24,7 +25,42 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 2] = [include_str!("../../migrations/sqlite/0001_ladders.sql"), include_str!("../../migrations/sqlite/0002_operations.sql")];
+const MIGRATIONS: [&str; 3] = [
+    include_str!("../../migrations/sqlite/0001_ladders.sql"),
+    include_str!("../../migrations/sqlite/0002_operations.sql"),
+    include_str!("../../migrations/sqlite/0003_rank_buckets.sql"),
+];
+
+/// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
+/// within its coarse bucket, and an index count within its fine bucket.
+const PLAYERS_ABOVE: &str = "SELECT \
+    (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 1 AND bucket > ?2) \
+  + (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 0 AND bucket > ?3 AND bucket < ?4) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7)";
+
+/// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
+/// `floor(x)` of any sign written without SQLite's math functions (as the triggers do).
+macro_rules! counted_buckets {
+    () => {
+        "SELECT 0 AS level, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS bucket, count(*) AS count \
+         FROM players WHERE ladder_id = ?1 GROUP BY 2 \
+         UNION ALL \
+         SELECT 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)), count(*) FROM players WHERE ladder_id = ?1 GROUP BY 2"
+    };
+}
+
+/// A ladder's rank buckets counted afresh.
+const RECOUNT: &str = concat!("INSERT INTO rank_buckets (ladder_id, level, bucket, count) SELECT ?1, level, bucket, count FROM (", counted_buckets!(), ")");
+
+/// The buckets whose stored count is not the players' count.
+const RANK_MISMATCHES: &str = concat!(
+    "SELECT level, bucket, sum(stored), sum(counted) FROM ( \
+       SELECT level, bucket, count AS stored, 0 AS counted FROM rank_buckets WHERE ladder_id = ?1 \
+       UNION ALL SELECT level, bucket, 0, count FROM (",
+    counted_buckets!(),
+    ")) GROUP BY level, bucket HAVING sum(stored) <> sum(counted) ORDER BY level, bucket LIMIT 10"
+);
 
 /// The most requests one transaction commits together.
 const MAX_BATCH: usize = 256;
@@ -210,10 +246,7 @@ impl LadderStore for SqliteStore {
                 return Ok(None);
             };
             let row = player_row(row)?;
-            // Two index range counts (an OR would scan the ladder).
-            let better: i64 = c
-                .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
-                .query_row(params![ladder_id, f64::from(row.state.rating), row.id], |r| r.get(0))?;
+            let better = players_above(c, ladder_id, row.state.rating, row.id)?;
             Ok(Some(PlayerWithRank { view: view(row, offset), rank: better + 1 }))
         }))
     }
@@ -222,8 +255,18 @@ impl LadderStore for SqliteStore {
         let ladder_id = ladder.id;
         Box::pin(self.read(move |c| {
             let zero_sum_offset = stored_offset(c, ladder_id)?;
-            let mut statement = c.prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3")?;
-            let rows = statement.query_map(params![ladder_id, limit, offset], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
+            // The top from the index; a deeper page from the bucket holding its first line, so
+            // the index skips at most one quarter point's players (see [`ranks`]).
+            let (top, skip) = if offset == 0 {
+                (f64::INFINITY, 0)
+            } else {
+                match locate(c, ladder_id, offset)? {
+                    Some((fine, before)) => (f64::from(ranks::fine_top(fine)), offset - before),
+                    None => return Ok(Vec::new()),
+                }
+            };
+            let mut statement = c.prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating < ?4 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3")?;
+            let rows = statement.query_map(params![ladder_id, limit, skip, top], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
             let mut entries = Vec::new();
             for (i, row) in rows.enumerate() {
                 let (player, rating, league) = row?;
@@ -344,9 +387,8 @@ impl LadderStore for SqliteStore {
                 return Ok(None);
             };
             let offset = stored_offset(c, ladder_id)?;
-            let better: i64 = c
-                .prepare_cached("SELECT (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?2) + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3)")?
-                .query_row(params![ladder_id, rating, id], |r| r.get(0))?;
+            #[allow(clippy::cast_possible_truncation)]
+            let better = players_above(c, ladder_id, rating as f32, id)?;
             let above_wanted = (limit - 1) / 2;
             let line = |r: &rusqlite::Row<'_>| -> Result<(String, f64, i64), rusqlite::Error> { Ok((r.get(0)?, r.get(1)?, r.get(2)?)) };
             // The players just above, nearest first: the same rating with a lower id, then higher ratings.
@@ -473,6 +515,15 @@ impl LadderStore for SqliteStore {
             }
             c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
             Ok(Some(pseudonym))
+        }))
+    }
+
+    fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare(RANK_MISMATCHES)?;
+            let rows = statement.query_map([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
         }))
     }
 
@@ -701,6 +752,47 @@ fn stored_offset(c: &Connection, ladder_id: i64) -> Result<f64, ApiError> {
     Ok(c.prepare_cached("SELECT zero_sum_offset FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?)
 }
 
+/// How many players of the ladder rank above the player with stored `rating` and row `id`.
+fn players_above(c: &Connection, ladder_id: i64, rating: f32, id: i64) -> Result<i64, ApiError> {
+    let (fine, coarse) = ranks::buckets(rating);
+    Ok(c.prepare_cached(PLAYERS_ABOVE)?.query_row(
+        params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id],
+        |r| r.get(0),
+    )?)
+}
+
+/// The fine bucket holding 0-based position `position` of the ladder's board and the players
+/// above it, walking the coarse counts and then the fine ones within (`None` past the end).
+fn locate(c: &Connection, ladder_id: i64, position: i64) -> Result<Option<(i64, i64)>, ApiError> {
+    let coarse: Vec<(i64, i64)> = c
+        .prepare_cached("SELECT bucket, count FROM rank_buckets WHERE ladder_id = ?1 AND level = 1 AND count <> 0 ORDER BY bucket DESC")?
+        .query_map([ladder_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let Some((coarse, before)) = ranks::walk(coarse, position, 0) else {
+        return Ok(None);
+    };
+    let fine: Vec<(i64, i64)> = c
+        .prepare_cached("SELECT bucket, count FROM rank_buckets WHERE ladder_id = ?1 AND level = 0 AND bucket >= ?2 AND bucket < ?3 AND count <> 0 ORDER BY bucket DESC")?
+        .query_map(params![ladder_id, coarse * ranks::FINE_PER_COARSE, (coarse + 1) * ranks::FINE_PER_COARSE], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(ranks::walk(fine, position, before))
+}
+
+/// Turns the rank triggers off for a bulk write of one ladder (in the writer's transaction,
+/// so no reader sees it); [`recount`] turns them on again.
+fn bulk_rank_writes(c: &Connection) -> Result<(), ApiError> {
+    c.execute("UPDATE rank_control SET bulk = 1", [])?;
+    Ok(())
+}
+
+/// Counts the ladder's rank buckets afresh and turns the triggers on again.
+fn recount(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
+    c.prepare_cached("DELETE FROM rank_buckets WHERE ladder_id = ?1")?.execute([ladder_id])?;
+    c.prepare_cached(RECOUNT)?.execute([ladder_id])?;
+    c.execute("UPDATE rank_control SET bulk = 0", [])?;
+    Ok(())
+}
+
 /// An id already in the ladder's journal: `(seq, kind, inputs, results)`.
 fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, String, String, String)>, ApiError> {
     Ok(c
@@ -822,9 +914,11 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
     }
     let outcome = run_event(&EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, zero_sum, decayed_through, now, season)?;
     drop(rows);
+    bulk_rank_writes(c)?;
     for (id, state) in &outcome.writes {
         write_player(c, *id, state)?;
     }
+    recount(c, ladder.id)?;
     // Written whether or not the rules now have a total: reads apply the offset as stored,
     // so a ladder whose season end drops its total keeps 0.
     let (offset, sum) = outcome.zero_sum.map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
@@ -945,6 +1039,7 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     }
     // The players whose state changed.
     let mut changed: Vec<&str> = Vec::new();
+    bulk_rank_writes(c)?;
     for (name, row) in &stored {
         let rebuilt = rebuild.players().get(name).ok_or_else(|| ApiError::internal(format!("player {name:?} is not in the journal")))?;
         if rebuilt.state != row.state || rebuilt.state.rating.to_bits() != row.state.rating.to_bits() {
@@ -952,6 +1047,7 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
             changed.push(name);
         }
     }
+    recount(c, ladder.id)?;
     changed.sort_unstable();
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;

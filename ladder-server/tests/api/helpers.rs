@@ -674,11 +674,38 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
     // The hash chain and the same replay, by the server's own verifier (an outsider's view).
     let verified = verify_database(&app.server.database, ladder);
     assert!(verified.contains(&format!("{} entries", entries.len())), "{verified}");
+    // Every rank the server gives is the replayed pool's (ties to the earlier player): each
+    // player's own, every page of the board (small pages, so most start deep, where the
+    // server walks its rank buckets), and the view around a few players.
+    let order = pool.top(index.len());
+    let name_of: HashMap<usize, &String> = index.iter().map(|(name, &i)| (i, name)).collect();
+    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(rank, &i)| (i, rank)).collect();
     for (name, &i) in &index {
         let served = app.ok("GET", &format!("/v1/ladders/{ladder}/players/{name}"), &app.read, None);
         let (_, state) = parse_player(&served);
         let pooled = pool.player(i).expect("pooled");
         assert!(same_state(&state, &pooled), "{name}: stored {state:?}, engine replay {pooled:?}");
+        assert_eq!(served["rank"].as_u64(), Some(position[&i] as u64 + 1), "{name}: rank");
+    }
+    let page = 7;
+    for offset in (0..=order.len()).step_by(page) {
+        let served = app.ok("GET", &format!("/v1/ladders/{ladder}/leaderboard?limit={page}&offset={offset}"), &app.read, None);
+        let lines = served["entries"].as_array().expect("entries");
+        let expected = &order[offset..(offset + page).min(order.len())];
+        assert_eq!(lines.len(), expected.len(), "page at {offset}");
+        for (k, (line, &i)) in lines.iter().zip(expected).enumerate() {
+            assert_eq!((line["rank"].as_u64(), line["player"].as_str()), (Some((offset + k + 1) as u64), Some(name_of[&i].as_str())), "page at {offset}, line {k}");
+        }
+    }
+    for &i in order.iter().step_by(order.len() / 5 + 1) {
+        let served = app.ok("GET", &format!("/v1/ladders/{ladder}/leaderboard?around={}&limit=5", name_of[&i]), &app.read, None);
+        let lines = served["entries"].as_array().expect("entries");
+        let first = lines.first().and_then(|l| l["rank"].as_u64()).expect("a line") as usize;
+        for (k, line) in lines.iter().enumerate() {
+            assert_eq!(line["player"].as_str(), Some(name_of[&order[first - 1 + k]].as_str()), "around {}: line {k}", name_of[&i]);
+            assert_eq!(line["rank"].as_u64(), Some((first + k) as u64));
+        }
+        assert!(lines.iter().any(|l| l["player"].as_str() == Some(name_of[&i].as_str())), "around includes the player");
     }
     Replay { entries: entries.len(), players: index.len(), pool, index }
 }

@@ -37,7 +37,27 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 2] = [include_str!("../../../migrations/postgres/0001_ladders.sql"), include_str!("../../../migrations/postgres/0002_operations.sql")];
+const MIGRATIONS: [&str; 3] = [
+    include_str!("../../../migrations/postgres/0001_ladders.sql"),
+    include_str!("../../../migrations/postgres/0002_operations.sql"),
+    include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
+];
+
+/// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
+/// shard), the fine buckets above within its coarse bucket, and an index count within its
+/// fine bucket (`real` bounds, so the rating index serves it). One statement: one snapshot.
+macro_rules! players_above {
+    () => {
+        "(SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level = 1 AND b.bucket > floor(p.rating::float8 / 16)::bigint)::bigint \
+    + (SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level = 0 AND b.bucket > floor(p.rating::float8 * 4)::bigint \
+      AND b.bucket < (floor(p.rating::float8 / 16)::bigint + 1) * 64)::bigint \
+    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating \
+      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real) \
+    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id)"
+    };
+}
 
 /// The class of this server's advisory locks; the object is the ladder id (0 for the
 /// migrations).
@@ -240,13 +260,13 @@ impl LadderStore for PgStore {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             let statement = conn
-                .prepare(
+                .prepare(concat!(
                     "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
                      p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players AS ladder_players, \
-                     (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating) \
-                     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id) AS better \
-                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
-                )
+                     ",
+                    players_above!(),
+                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
+                ))
                 .await?;
             let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name]).await? else {
                 return Ok(None);
@@ -264,20 +284,53 @@ impl LadderStore for PgStore {
             let statement = conn
                 .prepare(
                     "SELECT p.name, p.rating, p.league, l.zero_sum_offset FROM players p JOIN ladders l ON l.id = p.ladder_id \
-                     WHERE p.ladder_id = $1 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
+                     WHERE p.ladder_id = $1 AND p.rating < $4 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
                 )
                 .await?;
-            let rows = conn.client.query(&statement, &[&ladder.id, &limit, &offset]).await?;
-            Ok(rows
-                .iter()
-                .enumerate()
-                .map(|(i, row)| BoardEntry {
-                    rank: offset + i as i64 + 1,
-                    player: row.get("name"),
-                    rating: ranking_elo::pool::effective_rating(row.get("rating"), row.get("zero_sum_offset")),
-                    league: u32::try_from(row.get::<_, i64>("league")).unwrap_or(0),
-                })
-                .collect())
+            let coarse = conn
+                .prepare("SELECT bucket, sum(count)::bigint FROM rank_buckets WHERE ladder_id = $1 AND level = 1 GROUP BY bucket HAVING sum(count) <> 0 ORDER BY bucket DESC")
+                .await?;
+            let fine = conn
+                .prepare(
+                    "SELECT bucket, sum(count)::bigint FROM rank_buckets WHERE ladder_id = $1 AND level = 0 AND bucket >= $2 AND bucket < $3 \
+                     GROUP BY bucket HAVING sum(count) <> 0 ORDER BY bucket DESC",
+                )
+                .await?;
+            // The top from the index; a deeper page from the fine bucket holding its first
+            // line (the counts and the page in one snapshot), so the index skips at most one
+            // quarter point's players.
+            conn.in_transaction = true;
+            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+            let result: Result<Vec<BoardEntry>, ApiError> = async {
+                let (top, skip) = if offset == 0 {
+                    (f32::INFINITY, 0)
+                } else {
+                    let counts = |rows: Vec<tokio_postgres::Row>| rows.into_iter().map(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1))).collect::<Vec<_>>();
+                    let Some((bucket, before)) = super::ranks::walk(counts(conn.client.query(&coarse, &[&ladder.id]).await?), offset, 0) else {
+                        return Ok(Vec::new());
+                    };
+                    let (low, high) = (bucket * super::ranks::FINE_PER_COARSE, (bucket + 1) * super::ranks::FINE_PER_COARSE);
+                    let Some((bucket, before)) = super::ranks::walk(counts(conn.client.query(&fine, &[&ladder.id, &low, &high]).await?), offset, before) else {
+                        return Ok(Vec::new());
+                    };
+                    (super::ranks::fine_top(bucket), offset - before)
+                };
+                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top]).await?;
+                Ok(rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, row)| BoardEntry {
+                        rank: offset + i as i64 + 1,
+                        player: row.get("name"),
+                        rating: ranking_elo::pool::effective_rating(row.get("rating"), row.get("zero_sum_offset")),
+                        league: u32::try_from(row.get::<_, i64>("league")).unwrap_or(0),
+                    })
+                    .collect())
+            }
+            .await;
+            conn.client.batch_execute("COMMIT").await?;
+            conn.in_transaction = false;
+            result
         })
     }
 
@@ -433,12 +486,11 @@ impl LadderStore for PgStore {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             let find = conn
-                .prepare(
-                    "SELECT p.id, p.rating, l.zero_sum_offset, \
-                     (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating) \
-                     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id) AS better \
-                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
-                )
+                .prepare(concat!(
+                    "SELECT p.id, p.rating, l.zero_sum_offset, ",
+                    players_above!(),
+                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
+                ))
                 .await?;
             let same_above = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 ORDER BY id DESC LIMIT $4").await?;
             let higher = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating > $2 ORDER BY rating ASC, id DESC LIMIT $3").await?;
@@ -546,6 +598,24 @@ impl LadderStore for PgStore {
             let _ = conn.client.batch_execute("ROLLBACK").await;
             conn.in_transaction = false;
             result
+        })
+    }
+
+    fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn
+                .client
+                .query(
+                    "SELECT level::bigint, bucket, sum(stored)::bigint, sum(counted)::bigint FROM ( \
+                       SELECT level, bucket, count AS stored, 0 AS counted FROM rank_buckets WHERE ladder_id = $1 \
+                       UNION ALL SELECT 0, floor(rating::float8 * 4)::bigint, 0, 1 FROM players WHERE ladder_id = $1 \
+                       UNION ALL SELECT 1, floor(rating::float8 / 16)::bigint, 0, 1 FROM players WHERE ladder_id = $1 \
+                     ) c GROUP BY level, bucket HAVING sum(stored) <> sum(counted) ORDER BY level, bucket LIMIT 10",
+                    &[&ladder.id],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect())
         })
     }
 
