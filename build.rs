@@ -35,7 +35,7 @@ const FFI_SOURCES: [&str; 13] = [
     "src/ffi/matchmaker.rs",
     "src/ffi/group.rs",
     "src/ffi/events.rs",
-    "src/ffi/season.rs",
+    "src/ffi/seasons.rs",
 ];
 
 /// The files (and folders, walked recursively) whose content makes the build id: the

@@ -21,7 +21,7 @@
 //! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
 //! ([`Rules::streak_multiplier`]) and the configuration ([`config`]). Ladders add pools
 //! ([`pool`]), leagues with hysteresis ([`standing`]), seasons with soft resets and
-//! inactivity decay ([`season`], [`rating::season`]) and saves ([`save`]).
+//! inactivity decay ([`season`], [`rating::season_rules`]) and saves ([`save`]).
 //!
 //! ## Valid ranges
 //!

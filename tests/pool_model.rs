@@ -133,7 +133,7 @@ proptest! {
         decay.min_league = min_league.filter(|&l| (l as usize) < base.leagues.len().max(1));
         let config = Config {
             zero_sum_total: None,
-            season_reset: ranking_elo::rating::season::SeasonReset { anchor: ranking_elo::rating::season::ResetAnchor::InitialRating, ..base.season_reset },
+            season_reset: ranking_elo::rating::season_rules::SeasonReset { anchor: ranking_elo::rating::season_rules::ResetAnchor::InitialRating, ..base.season_reset },
             decay,
             ..base
         };

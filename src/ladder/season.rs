@@ -1,5 +1,5 @@
 //! Seasons on a pool (issue 13): the season end with its records and soft reset, and
-//! inactivity decay. The formulas are in [`crate::rating::season`]; league moves follow
+//! inactivity decay. The formulas are in [`crate::rating::season_rules`]; league moves follow
 //! the hysteresis rule of [`crate::rating::standing`].
 //!
 //! ```
@@ -28,7 +28,7 @@ use crate::error::{check_finite, Error};
 use crate::ladder::stored::{Cold, Hot};
 use crate::player::PlayerState;
 use crate::pool::{report, Pool, RatingSum};
-use crate::rating::season::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
+use crate::rating::season_rules::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
 use crate::rating::standing::LeagueChange;
 use crate::save::SaveError;
 
@@ -175,7 +175,7 @@ impl Pool {
     /// old loses `decay.points_per_day` per day of inactivity past the grace period not
     /// decayed by an earlier call, down to the stop and never past it: the highest of the
     /// anchor, `decay.floor`, `decay.min_rating` and the lower bound of `decay.min_league`
-    /// ([`crate::rating::season::Decay::decayed`]). The change goes through the configured
+    /// ([`crate::rating::season_rules::Decay::decayed`]). The change goes through the configured
     /// rounding and the stop holds after it. Without zero-sum and with a fixed anchor, the
     /// call frequency does not matter: daily calls give the ratings of one call (with
     /// integer rounding, call it at intervals that decay whole points). A player who falls

@@ -120,9 +120,9 @@ pub struct Config {
     /// Games after a promotion during which no demotion happens (0: none).
     pub protected_games: u32,
     /// The soft reset at a season's end.
-    pub season_reset: crate::rating::season::SeasonReset,
+    pub season_reset: crate::rating::season_rules::SeasonReset,
     /// Inactivity decay (off unless `points_per_day` is set).
-    pub decay: crate::rating::season::Decay,
+    pub decay: crate::rating::season_rules::Decay,
 }
 
 impl Default for Config {
@@ -146,8 +146,8 @@ impl Default for Config {
             placement_normalization: crate::rating::placement::PlacementNormalization::NMinusOne,
             demotion_margin: 0.0,
             protected_games: 0,
-            season_reset: crate::rating::season::SeasonReset::default(),
-            decay: crate::rating::season::Decay::default(),
+            season_reset: crate::rating::season_rules::SeasonReset::default(),
+            decay: crate::rating::season_rules::Decay::default(),
         }
     }
 }

@@ -25,7 +25,7 @@
 //! the engine's business and tested elsewhere.
 
 use ranking_elo::config::Rounding;
-use ranking_elo::rating::season::{ResetAnchor, SECONDS_PER_DAY};
+use ranking_elo::rating::season_rules::{ResetAnchor, SECONDS_PER_DAY};
 use ranking_elo::team::Team;
 use ranking_elo::{Outcome, PlayerState, Rules};
 
