@@ -59,16 +59,17 @@
 #![allow(clippy::many_single_char_names, reason = "formula variables keep the formulas' names")]
 
 // The layers, one folder each: the rating math, the batch kernel, ladders (pools,
-// matchmaking, saves), and the C ABI on top.
+// seasons, saves), matchmaking queues, and the C ABI on top.
 pub mod batch;
 pub mod error;
 pub mod ffi;
 pub mod ladder;
+pub mod matchmaking;
 pub mod rating;
 
 // Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
 pub use batch::kernel;
-pub use ladder::{matchmaking, pool, save, season};
+pub use ladder::{pool, save, season};
 pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, standing, team, update};
 
 pub use config::{Config, KCombine, Rounding, Rules};
