@@ -63,6 +63,7 @@
 pub mod batch;
 pub mod error;
 pub mod ffi;
+mod json_input;
 pub mod ladder;
 pub mod matchmaking;
 pub mod rating;

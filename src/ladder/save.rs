@@ -239,7 +239,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !text.trim_start().starts_with('{') {
         return Err(invalid("not a save file (a save is a JSON object)"));
     }
-    let plain = |e: serde_json::Error| crate::config::plain_json_message(&e.to_string());
+    let plain = |e: serde_json::Error| crate::json_input::plain_message(&e.to_string());
     let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({})", plain(e))))?;
     if save.format != FORMAT {
         return Err(invalid(format!("format is {:?}, expected {FORMAT:?}", save.format)));
@@ -252,7 +252,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         return Err(invalid(format!("checksum mismatch (file says {}, content hashes to {checksum}): the file is corrupted", save.checksum)));
     }
     let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
-    crate::config::objects_only(&value, "pool").map_err(invalid)?;
+    crate::json_input::objects_only(&value, "pool").map_err(invalid)?;
     let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
     if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
