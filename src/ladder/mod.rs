@@ -2,6 +2,7 @@
 //! free-for-all matches (`group_matches`), seasons (soft resets, decay) and saves.
 //! Matchmaking, which never touches a pool, is [`crate::matchmaking`].
 
+mod durable_file;
 mod fixed_point;
 pub mod group_matches;
 pub mod pool;

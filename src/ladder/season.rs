@@ -131,7 +131,7 @@ impl Pool {
     /// The path names no file, or writing fails.
     pub fn end_season_to_file(&mut self, path: &Path, events: Option<&mut Vec<LeagueChange>>) -> Result<Vec<SeasonRecord>, SaveError> {
         let records = self.season_records();
-        crate::save::write_atomic(path, &records_to_json(self, &records), crate::save::FileOperation::WriteSeasonRecords)?;
+        crate::ladder::durable_file::write_atomic(path, &records_to_json(self, &records), crate::save::FileOperation::WriteSeasonRecords)?;
         self.reset_season(events);
         Ok(records)
     }
