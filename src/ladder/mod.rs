@@ -4,8 +4,8 @@
 
 mod durable_file;
 mod fixed_point;
-pub mod group_matches;
 pub mod pool;
 pub mod save;
-pub mod season;
-pub mod stored;
+pub mod zero_sum;
+
+pub use pool::{group_matches, season};

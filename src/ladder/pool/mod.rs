@@ -12,15 +12,20 @@
 //! assert_eq!(pool.top(1), vec![first]);
 //! ```
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::config::Rules;
 use crate::error::{Error, MAX_CHANGE, MAX_POOL_RATING};
 use crate::outcome::{check_score, Outcome};
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
-use crate::ladder::stored::{Cold, Hot, PlayedNow};
+use stored::{Cold, Hot, PlayedNow};
+
+pub use crate::ladder::zero_sum::{effective_rating, stored_rating, zero_sum_joining_rating, zero_sum_offset, RatingSum};
+
+mod blocks;
+pub mod group_matches;
+mod leaderboard;
+pub mod season;
+mod stored;
 
 /// One match of a list applied to a pool: player indices and the outcome seen from `a`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -128,67 +133,6 @@ pub struct MatchOutputs<'a> {
     pub expected_a: Option<&'a mut [f32]>,
     /// League changes (promotions and demotions), appended in match order.
     pub events: Option<&'a mut Vec<LeagueChange>>,
-}
-
-/// The exact sum of a pool's stored ratings: each `f32` rating as a fixed-point number
-/// with 40 binary fraction digits, summed in an `i128`. Integer addition is exact and
-/// independent of order, so the total can never drift, whatever sequence of sets, adds,
-/// matches and loads happened. Every rating of magnitude `2^-17` or more (and 0)
-/// is represented exactly; smaller ones are taken toward zero to 40 binary digits. With
-/// ratings bounded by [`MAX_POOL_RATING`] and at most `2^31` players the sum stays below
-/// `2^127`.
-///
-/// Public for ladders kept outside memory (a database, as the ladder server keeps them):
-/// they store the sum ([`Self::fixed_point`], [`Self::from_fixed_point`]) next to the
-/// zero-sum offset and update both exactly as a pool does ([`zero_sum_offset`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RatingSum(i128);
-
-impl RatingSum {
-    /// `2^40`.
-    const SCALE: f64 = 1_099_511_627_776.0;
-
-    /// A sum from its fixed-point value (as [`Self::fixed_point`] gave it).
-    #[must_use]
-    pub const fn from_fixed_point(value: i128) -> Self {
-        Self(value)
-    }
-
-    /// The sum in fixed point: the ratings times `2^40`, exactly, as an integer.
-    #[must_use]
-    pub const fn fixed_point(self) -> i128 {
-        self.0
-    }
-
-    /// A rating in fixed point (exact: scaling by a power of two, then an integer part).
-    #[inline(always)]
-    fn fixed(rating: f32) -> i128 {
-        // The common magnitudes convert in one instruction through i64 (inside the call).
-        crate::ladder::fixed_point::f64_to_i128(f64::from(rating) * Self::SCALE)
-    }
-
-    /// The sum of `ratings`.
-    pub fn of(ratings: impl Iterator<Item = f32>) -> Self {
-        Self(ratings.map(Self::fixed).sum())
-    }
-
-    /// Adds a rating.
-    #[inline(always)]
-    pub fn add(&mut self, rating: f32) {
-        self.0 += Self::fixed(rating);
-    }
-
-    /// Replaces rating `old` by `new`.
-    #[inline(always)]
-    pub fn replace(&mut self, old: f32, new: f32) {
-        self.0 += Self::fixed(new) - Self::fixed(old);
-    }
-
-    /// The sum, rounded once to `f64`.
-    #[must_use]
-    pub fn value(self) -> f64 {
-        crate::ladder::fixed_point::i128_to_f64(self.0) / Self::SCALE
-    }
 }
 
 /// A pool of players rated under one set of [`Rules`].
@@ -666,9 +610,9 @@ impl Pool {
                 // One match at a time (each depends on the last through the offset): ask
                 // for the players of a match a few places ahead now, so their records are
                 // cached when it comes.
-                if let Some(ahead) = matches.get(i + PREFETCH_DISTANCE) {
-                    prefetch(&self.players, ahead.a);
-                    prefetch(&self.players, ahead.b);
+                if let Some(ahead) = matches.get(i + blocks::PREFETCH_DISTANCE) {
+                    blocks::prefetch(&self.players, ahead.a);
+                    blocks::prefetch(&self.players, ahead.b);
                 }
                 let (before_a, before_b, after_a, after_b) = self.apply_one(i, m, outputs.events.as_deref_mut());
                 record(&mut outputs, i, [before_a, before_b, after_a, after_b], || self.rules.expected_score(before_a, before_b));
@@ -686,7 +630,7 @@ impl Pool {
         // Separate borrows: the compiler then knows that storing a player never changes
         // the rules, and keeps their fields in registers for the whole loop.
         let Self { rules, players, played_now, .. } = self;
-        apply_blocks(rules, players, played_now, matches, outputs);
+        blocks::apply_blocks(rules, players, played_now, matches, outputs);
         self.stored_sum = None;
     }
 
@@ -767,136 +711,6 @@ impl Pool {
         self.stored_sum().value() + self.players.len() as f64 * self.offset
     }
 
-    /// The league player `index` holds (0 = lowest; part of the player's state, see
-    /// [`crate::rating::standing`]).
-    #[must_use]
-    pub fn league_of_player(&self, index: usize) -> Option<usize> {
-        self.players.get(index).map(|p| usize::from(p.league))
-    }
-
-    /// Number of players per league held (index 0 = lowest); one entry per configured
-    /// league (a single entry with everybody when no leagues are configured). O(N).
-    #[must_use]
-    pub fn league_counts(&self) -> Vec<usize> {
-        let mut counts = vec![0; self.rules.config.leagues.len().max(1)];
-        for p in &self.players {
-            counts[usize::from(p.league)] += 1;
-        }
-        counts
-    }
-
-    /// The `n` best players' indices, best first (ties: lower index first). O(N log n)
-    /// with a heap of `n` entries; the pool is not copied.
-    #[must_use]
-    pub fn top(&self, n: usize) -> Vec<usize> {
-        self.extreme(n, true)
-    }
-
-    /// The `n` lowest-rated players' indices, lowest first (ties: lower index first).
-    #[must_use]
-    pub fn bottom(&self, n: usize) -> Vec<usize> {
-        self.extreme(n, false)
-    }
-
-    fn extreme(&self, n: usize, best: bool) -> Vec<usize> {
-        // `Ranked`'s order puts the better-ranked entry first (Less); the heap keeps the
-        // worst of the current n on top so it can be replaced.
-        let mut heap: BinaryHeap<Ranked> = BinaryHeap::with_capacity(n.min(self.players.len()) + 1);
-        if n == 0 {
-            return Vec::new();
-        }
-        for (index, p) in self.players.iter().enumerate() {
-            let entry = Ranked { rating: p.rating, index, best };
-            if heap.len() < n {
-                heap.push(entry);
-            } else if heap.peek().is_some_and(|worst| entry < *worst) {
-                heap.pop();
-                heap.push(entry);
-            }
-        }
-        heap.into_sorted_vec().into_iter().map(|r| r.index).collect()
-    }
-
-    /// Rank of player `index` (1 = best; ties: lower index ranks higher). O(N).
-    #[must_use]
-    pub fn rank(&self, index: usize) -> Option<usize> {
-        let me = Ranked { rating: self.players.get(index)?.rating, index, best: true };
-        Some(
-            1 + self
-                .players
-                .iter()
-                .enumerate()
-                .filter(|(i, p)| Ranked { rating: p.rating, index: *i, best: true } < me)
-                .count(),
-        )
-    }
-}
-
-/// How many matches ahead the one-at-a-time path prefetches players.
-const PREFETCH_DISTANCE: usize = 8;
-
-/// Hints the processor to load player `index`'s record into the cache (an index out of
-/// range is ignored; nothing is read, so results cannot change).
-#[inline(always)]
-pub(crate) fn prefetch(players: &[Hot], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(record) = players.get(index) {
-        // SAFETY: a prefetch never faults and reads nothing the program sees; the pointer
-        // is to a live element.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(std::ptr::from_ref(record).cast()) };
-    }
-    #[cfg(target_arch = "aarch64")]
-    if let Some(record) = players.get(index) {
-        // SAFETY: PRFM is a hint: it never faults and changes no register or memory.
-        unsafe { std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) std::ptr::from_ref(record), options(nostack, readonly, preserves_flags)) };
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let _ = (players, index);
-}
-
-/// A stored rating made current: plus the zero-sum offset (what a pool reports for a
-/// player whose stored, offset-relative rating is `stored`).
-#[inline(always)]
-#[must_use]
-pub fn effective_rating(stored: f32, offset: f64) -> f32 {
-    if offset == 0.0 {
-        stored
-    } else {
-        (f64::from(stored) + offset) as f32
-    }
-}
-
-/// The rating a pool stores for a current rating: relative to the zero-sum offset (the
-/// inverse of [`effective_rating`], up to the `f32` rounding).
-#[inline(always)]
-#[must_use]
-pub fn stored_rating(rating: f32, offset: f64) -> f32 {
-    if offset == 0.0 {
-        rating
-    } else {
-        (f64::from(rating) - offset) as f32
-    }
-}
-
-/// The zero-sum offset of a pool of `players` whose stored ratings sum to `sum`, so that
-/// the ratings total `total` (SPEC 7): `(T - sum) / N`. A pool sets it after every change.
-#[inline(always)]
-#[must_use]
-pub fn zero_sum_offset(total: f64, sum: RatingSum, players: usize) -> f64 {
-    (total - sum.value()) / players as f64
-}
-
-/// The rating a player joining a zero-sum pool of `players` starts at (SPEC 7): the
-/// total `T` for the first, then the pool's mean rating (`sum` of the stored ratings
-/// plus `players` times the offset, over `players`). [`Pool::add_players`] with one
-/// player at a time.
-#[must_use]
-pub fn zero_sum_joining_rating(total: f64, sum: RatingSum, offset: f64, players: usize) -> f32 {
-    if players == 0 {
-        total as f32
-    } else {
-        ((sum.value() + players as f64 * offset) / players as f64) as f32
-    }
 }
 
 /// Appends a league change to `events` when `from` and `to` differ.
@@ -907,89 +721,6 @@ pub(crate) fn report(events: Option<&mut Vec<LeagueChange>>, position: usize, pl
         if from != to {
             events.push(LeagueChange { position, player, from, to });
         }
-    }
-}
-
-/// See [`Pool::apply_blocks`].
-fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut PlayedNow, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
-    const BLOCK: usize = 32;
-    let isa = crate::kernel::Isa::best();
-    let (mut a_ratings, mut b_ratings, mut expected) = ([0.0f32; BLOCK], [0.0f32; BLOCK], [0.0f64; BLOCK]);
-    let mut seen = BlockSet::new();
-    let simple = SimplePlan::new(rules);
-    let wants_outputs = outputs.delta_a.is_some() || outputs.delta_b.is_some() || outputs.expected_a.is_some();
-    let mut start = 0;
-    while start < matches.len() {
-        seen.clear();
-        let mut len = 0;
-        // Only the ratings here: few instructions per player keep many cache misses in
-        // flight at once; the rest of each record is on the same (now cached) line.
-        while len < BLOCK && start + len < matches.len() {
-            let m = &matches[start + len];
-            if !seen.insert_pair(m.a, m.b) {
-                break;
-            }
-            a_ratings[len] = players[m.a].rating;
-            b_ratings[len] = players[m.b].rating;
-            len += 1;
-        }
-        crate::kernel::expected_into(isa, &rules.expectation, &a_ratings[..len], &b_ratings[..len], &mut expected[..len]);
-        for j in 0..len {
-            let m = &matches[start + j];
-            // No other match of the block touches these two players: their records are
-            // as they were when the ratings were read.
-            let a = players[m.a].game_state(a_ratings[j]);
-            let b = players[m.b].game_state(b_ratings[j]);
-            let (new_a, new_b) = match simple {
-                Some(plan) => plan.rate_players(rules, &a, &b, m.outcome, expected[j]),
-                None => rules.rate_players_expected(&a, &b, m.outcome, expected[j]),
-            };
-            players[m.a] = Hot::of(&new_a);
-            players[m.b] = Hot::of(&new_b);
-            played_now.mark(m.a);
-            played_now.mark(m.b);
-            report(outputs.events.as_deref_mut(), start + j, m.a, a.league, new_a.league);
-            report(outputs.events.as_deref_mut(), start + j, m.b, b.league, new_b.league);
-            if wants_outputs {
-                let e = expected[j];
-                record(outputs, start + j, [a.rating, b.rating, new_a.rating, new_b.rating], || e);
-            }
-        }
-        start += len;
-    }
-}
-
-/// The loop-invariant parameters of the common configuration (a constant K, no streak
-/// penalty, no league bonuses), taken out of the per-match work. It calls the same
-/// formula as [`Rules::rate_players_expected`] with the values that function would look up
-/// for every match, so the results are the same bits (tested by
-/// `block_application_equals_match_by_match`).
-#[derive(Clone, Copy)]
-struct SimplePlan {
-    side: crate::update::SideTerms,
-    rounding: crate::config::Rounding,
-    floor: f64,
-}
-
-impl SimplePlan {
-    fn new(rules: &Rules) -> Option<Self> {
-        let config = &rules.config;
-        let crate::kpolicy::KPolicy::Constant { k } = config.k_policy else {
-            return None;
-        };
-        if config.streak_alpha != 0.0 || rules.league_bonuses {
-            return None;
-        }
-        // Equal K: per-player and average combination both give K.
-        let side = crate::update::SideTerms { k, score_share_bonus: config.score_share_bonus, victory_bonus: config.victory_bonus };
-        Some(Self { side, rounding: config.rounding, floor: rules.floor })
-    }
-
-    #[inline(always)]
-    fn rate_players(&self, rules: &Rules, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
-        let (rating_a, rating_b) =
-            crate::update::rate_with_expected(expected_a, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
-        (rules.finish_game(a, rating_a, outcome.a_won()), rules.finish_game(b, rating_b, outcome.b_won()))
     }
 }
 
@@ -1005,71 +736,6 @@ fn record(outputs: &mut MatchOutputs<'_>, i: usize, [before_a, before_b, after_a
     }
     if let Some(out) = outputs.expected_a.as_deref_mut() {
         out[i] = expected() as f32;
-    }
-}
-
-/// The players of one block, as a 512-bit filter: branch-free tests. A false positive only
-/// ends a block early, which changes no result.
-struct BlockSet {
-    bits: [u64; 8],
-}
-
-impl BlockSet {
-    fn new() -> Self {
-        Self { bits: [0; 8] }
-    }
-
-    fn clear(&mut self) {
-        self.bits = [0; 8];
-    }
-
-    #[inline(always)]
-    fn slot(id: usize) -> (usize, u64) {
-        let hash = (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55; // 9 bits
-        ((hash >> 6) as usize, 1u64 << (hash & 63))
-    }
-
-    /// Adds both players unless one of them may already be in the block.
-    #[inline(always)]
-    fn insert_pair(&mut self, a: usize, b: usize) -> bool {
-        let ((word_a, bit_a), (word_b, bit_b)) = (Self::slot(a), Self::slot(b));
-        if (self.bits[word_a] & bit_a) | (self.bits[word_b] & bit_b) != 0 {
-            return false;
-        }
-        self.bits[word_a] |= bit_a;
-        self.bits[word_b] |= bit_b;
-        true
-    }
-}
-
-/// A leaderboard entry ordered so that the better-ranked entry compares as `Less`.
-/// Stored ratings share one offset, so comparing them compares current ratings.
-#[derive(Debug, Clone, Copy)]
-struct Ranked {
-    rating: f32,
-    index: usize,
-    best: bool,
-}
-
-impl PartialEq for Ranked {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Ranked {}
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Ranked {
-    fn cmp(&self, other: &Self) -> Ordering {
-        let by_rating = if self.best {
-            other.rating.total_cmp(&self.rating)
-        } else {
-            self.rating.total_cmp(&other.rating)
-        };
-        by_rating.then(self.index.cmp(&other.index))
     }
 }
 
@@ -1114,51 +780,6 @@ mod tests {
         }
         for (i, state) in states.iter().enumerate() {
             assert_eq!(pool.player(i).unwrap(), *state);
-        }
-    }
-
-    /// Blocks (players repeated often, so blocks split) give exactly the results of rating
-    /// the same matches one by one, for every expectation model and a state-dependent K.
-    #[test]
-    fn block_application_equals_match_by_match() {
-        let configs = [
-            "{}",
-            r#"{"k_policy":{"policy":"fide"},"streak_alpha":0.3,"rounding":"truncate","min_rating":1400}"#,
-            r#"{"expected_score":{"model":"normal"},"victory_bonus":1,"leagues":[{"name":"A","min_rating":0,"k":30,"victory_bonus":3},{"name":"B","min_rating":1500,"k":10}],"k_policy":{"policy":"league"}}"#,
-            r#"{"expected_score":{"model":"linear","k":0.002},"k_combine":"average"}"#,
-        ];
-        let mut seed = 77u64;
-        let mut next = move |n: usize| {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((seed >> 33) as usize) % n
-        };
-        let matches: Vec<Match> = (0..5000)
-            .map(|_| {
-                let a = next(40);
-                let b = (a + 1 + next(39)) % 40;
-                let outcome = [Outcome::WIN, Outcome::LOSS, Outcome::DRAW, Outcome::from_points(3.0, 2.0).unwrap()][next(4)];
-                Match::new(a, b, outcome)
-            })
-            .collect();
-        for json in configs {
-            let rules = Config::from_json(json).unwrap();
-            let mut blocks = Pool::new(rules.clone());
-            blocks.add_players(40);
-            let mut expected = vec![0.0f32; matches.len()];
-            let mut delta_a = vec![0.0f32; matches.len()];
-            blocks.apply(&matches, Some(MatchOutputs { expected_a: Some(&mut expected), delta_a: Some(&mut delta_a), ..MatchOutputs::default() })).unwrap();
-            let mut states = vec![rules.new_player(); 40];
-            for (i, m) in matches.iter().enumerate() {
-                let e = rules.expected_score(states[m.a].rating, states[m.b].rating) as f32;
-                assert_eq!(expected[i].to_bits(), e.to_bits(), "{json}: expected score of match {i}");
-                let (a, b) = rules.rate_players(&states[m.a], &states[m.b], m.outcome).unwrap();
-                assert_eq!(delta_a[i].to_bits(), ((f64::from(a.rating) - f64::from(states[m.a].rating)) as f32).to_bits());
-                states[m.a] = a;
-                states[m.b] = b;
-            }
-            for (i, state) in states.iter().enumerate() {
-                assert_eq!(blocks.player(i).unwrap(), *state, "{json}: player {i}");
-            }
         }
     }
 

@@ -25,9 +25,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{check_finite, Error};
-use crate::ladder::stored::{Cold, Hot};
+use super::stored::{Cold, Hot};
+use super::{report, Pool, RatingSum};
 use crate::player::PlayerState;
-use crate::pool::{report, Pool, RatingSum};
 use crate::rating::season_rules::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
 use crate::rating::standing::LeagueChange;
 use crate::save::SaveError;
