@@ -29,8 +29,7 @@ use crate::config::Config;
 use crate::error::MAX_POOL_RATING;
 use crate::ladder::durable_file::{self, FileFailure};
 pub use crate::ladder::durable_file::{FileError, FileOperation};
-use crate::player::PlayerState;
-use crate::pool::Pool;
+use crate::pool::{Pool, StoredPlayer};
 
 /// The most players a save may hold (the C ABI counts players in `int32_t`).
 pub const MAX_POOL_PLAYERS: usize = i32::MAX as usize;
@@ -85,7 +84,8 @@ fn invalid(message: impl Into<String>) -> SaveError {
 #[serde(deny_unknown_fields)]
 struct PoolData {
     config: Config,
-    players: Vec<PlayerState>,
+    /// Ratings relative to `offset`.
+    players: Vec<StoredPlayer>,
     offset: f64,
     /// Version 1 only: the running sum of the stored ratings (checked, then recomputed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,12 +132,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[must_use]
 pub fn to_json(pool: &Pool) -> String {
     let data = PoolData {
-        config: pool.rules.config().clone(),
-        players: pool.stored_states(),
-        offset: pool.offset,
+        config: pool.rules().config().clone(),
+        players: pool.stored_players(),
+        offset: pool.offset(),
         stored_sum: None,
-        clock: pool.clock,
-        decayed_through: pool.decayed_through,
+        clock: pool.clock(),
+        decayed_through: pool.decayed_through(),
     };
     let payload = serde_json::to_string(&data).unwrap_or_else(|_| unreachable!("pool data always serializes"));
     let raw = RawValue::from_string(payload).unwrap_or_else(|_| unreachable!("serde_json output is JSON"));
@@ -182,6 +182,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     }
     let leagues = rules.config().leagues.len().max(1);
     for (i, player) in data.players.iter().enumerate() {
+        let player = player.fields();
         if !(player.rating.is_finite() && f64::from(player.rating.abs()) <= MAX_POOL_RATING) {
             return Err(invalid(format!("pool.players[{i}].rating must be a finite number within 2^55")));
         }
@@ -201,15 +202,13 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !data.clock.is_finite() || data.decayed_through.is_some_and(|t| !t.is_finite()) {
         return Err(invalid("pool.clock and pool.decayed_through must be finite numbers"));
     }
-    let mut pool = Pool::from_parts(rules, data.players, data.offset);
-    pool.clock = data.clock;
-    pool.decayed_through = data.decayed_through;
+    let mut pool = Pool::from_parts(rules, data.players, data.offset, data.clock, data.decayed_through);
     match (save.version, data.stored_sum) {
         (1, Some(stored)) => {
             // Version 1 kept a running f64 sum; accept it when it agrees with the players
             // to within its own rounding, then use the exact sum.
             let exact = pool.total();
-            let tolerance = pool.magnitude_bound.max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
+            let tolerance = pool.ledger().bound().max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
             if !stored.is_finite() || (stored - exact).abs() > tolerance {
                 return Err(invalid(format!("pool.stored_sum {stored} does not match the players' ratings (sum {exact})")));
             }

@@ -6,6 +6,7 @@
 use super::stored::{Hot, PlayedNow};
 use super::{record, report, Match, MatchOutputs};
 use crate::config::Rules;
+use crate::ladder::zero_sum::Unshifted;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 
@@ -32,7 +33,7 @@ pub(super) fn prefetch(players: &[Hot], index: usize) {
 }
 
 /// See [`super::Pool::apply_blocks`].
-pub(super) fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut PlayedNow, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+pub(super) fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut PlayedNow, unshifted: Unshifted, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
     const BLOCK: usize = 32;
     let isa = crate::kernel::Isa::best();
     let (mut a_ratings, mut b_ratings, mut expected) = ([0.0f32; BLOCK], [0.0f32; BLOCK], [0.0f64; BLOCK]);
@@ -50,8 +51,8 @@ pub(super) fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut 
             if !seen.insert_pair(m.a, m.b) {
                 break;
             }
-            a_ratings[len] = players[m.a].rating;
-            b_ratings[len] = players[m.b].rating;
+            a_ratings[len] = unshifted.current(players[m.a].rating);
+            b_ratings[len] = unshifted.current(players[m.b].rating);
             len += 1;
         }
         crate::kernel::expected_into(isa, &rules.expectation, &a_ratings[..len], &b_ratings[..len], &mut expected[..len]);
@@ -65,8 +66,8 @@ pub(super) fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut 
                 Some(plan) => plan.rate_players(rules, &a, &b, m.outcome, expected[j]),
                 None => rules.rate_players_expected(&a, &b, m.outcome, expected[j]),
             };
-            players[m.a] = Hot::of(&new_a);
-            players[m.b] = Hot::of(&new_b);
+            players[m.a] = Hot::of(&new_a, unshifted.stored(new_a.rating));
+            players[m.b] = Hot::of(&new_b, unshifted.stored(new_b.rating));
             played_now.mark(m.a);
             played_now.mark(m.b);
             report(outputs.events.as_deref_mut(), start + j, m.a, a.league, new_a.league);

@@ -89,7 +89,7 @@ impl Pool {
             // The cold record is not needed: no rule reads the season's game count or the
             // last match time.
             let hot = &self.players[index];
-            out.push(hot.game_state(self.effective(hot.rating)));
+            out.push(hot.game_state(self.ledger.current(hot.rating)));
         }
     }
 

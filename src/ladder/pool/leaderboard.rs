@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::Pool;
+use super::{Pool, StoredRating};
 
 impl Pool {
     /// The league player `index` holds (0 = lowest; part of the player's state, see
@@ -76,7 +76,7 @@ impl Pool {
 /// Stored ratings share one offset, so comparing them compares current ratings.
 #[derive(Debug, Clone, Copy)]
 struct Ranked {
-    rating: f32,
+    rating: StoredRating,
     index: usize,
     best: bool,
 }

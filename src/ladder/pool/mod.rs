@@ -13,13 +13,14 @@
 //! ```
 
 use crate::config::Rules;
-use crate::error::{Error, MAX_CHANGE, MAX_POOL_RATING};
+use crate::error::{Error, MAX_CHANGE};
+use crate::ladder::zero_sum::Unshifted;
 use crate::outcome::{check_score, Outcome};
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
 use stored::{Cold, Hot, PlayedNow};
 
-pub use crate::ladder::zero_sum::{effective_rating, stored_rating, zero_sum_joining_rating, zero_sum_offset, RatingSum};
+pub use crate::ladder::zero_sum::{effective_rating, RatingSum, StoredPlayer, StoredRating, ZeroSumLedger};
 
 mod blocks;
 pub mod group_matches;
@@ -139,39 +140,27 @@ pub struct MatchOutputs<'a> {
 ///
 /// In zero-sum mode (`zero_sum_total` configured) the total of all ratings is brought back
 /// to `T` after every match (and every other change: a player set or added, a decay, a
-/// season end, new rules, a load) by giving each player `(T - sum R) / N` (002). This
-/// costs O(1) per match: the pool stores each player's rating `s_i` relative to one shared
-/// offset `o`, and keeps the exact sum of the stored ratings. The arithmetic, which a
-/// reference model in the tests reproduces bit for bit:
-///
-/// * a player's rating is `f32(s_i + o)` (in `f64`, rounded once; `s_i` itself while `o`
-///   is 0);
-/// * a change to rating `r` is stored as `s_i = f32(r - o)` (`r` itself while `o` is 0);
-///   every rating of one match (both players, every team member, every entrant) is
-///   computed from the ratings before the match and stored against the same `o`;
-/// * then `o = (T - S) / N` in `f64`, where `S` is the exact sum of the stored ratings
-///   (see [`Self::total`]) rounded once to `f64`.
+/// season end, new rules, a load) by giving each player `(T - sum R) / N`
+/// (`docs/configuration.md#zero-sum-pools`). This costs O(1) per match: the pool stores
+/// each player's rating relative to one shared offset, and its [`ZeroSumLedger`] keeps the
+/// offset and the exact sum of the stored ratings (the arithmetic is described in
+/// [`crate::ladder::zero_sum`]).
 #[derive(Debug, Clone)]
 pub struct Pool {
-    pub(crate) rules: Rules,
-    /// What every game reads and writes, per player; `rating` is relative to `offset`.
-    pub(crate) players: Vec<Hot>,
+    rules: Rules,
+    /// What every game reads and writes, per player; `rating` is relative to the ledger's
+    /// offset.
+    players: Vec<Hot>,
     /// The rest of each player's state (last match time, season start).
-    pub(crate) cold: Vec<Cold>,
+    cold: Vec<Cold>,
     /// Players who played at the current clock (their `cold.last_played` is the clock).
-    pub(crate) played_now: PlayedNow,
-    /// Added to every stored rating (zero-sum adjustments); 0 when zero-sum is off.
-    pub(crate) offset: f64,
-    /// Exact sum of the stored (relative) ratings, kept up to date by every change while it
-    /// is known; `None` after a block of matches without zero-sum (the hot loop does not
-    /// keep it: nothing there needs it), recomputed exactly when asked for.
-    pub(crate) stored_sum: Option<RatingSum>,
-    /// An upper bound of the largest stored rating magnitude (see [`Pool::ensure_room`]).
-    pub(crate) magnitude_bound: f64,
+    played_now: PlayedNow,
+    /// The zero-sum offset, the exact sum of the stored ratings, their bound and count.
+    ledger: ZeroSumLedger,
     /// The caller's time (seconds) stamped on every match as `last_played`.
-    pub(crate) clock: f64,
+    clock: f64,
     /// The time up to which inactivity decay has been applied (`None`: never).
-    pub(crate) decayed_through: Option<f64>,
+    decayed_through: Option<f64>,
 }
 
 /// Pools are equal when their rules, players, zero-sum offset, clock and decay time are
@@ -181,7 +170,7 @@ impl PartialEq for Pool {
         self.rules == other.rules
             && self.players == other.players
             && (0..self.players.len()).all(|i| self.cold_of(i) == other.cold_of(i))
-            && self.offset.to_bits() == other.offset.to_bits()
+            && self.ledger.offset().to_bits() == other.ledger.offset().to_bits()
             && self.clock.to_bits() == other.clock.to_bits()
             && self.decayed_through.map(f64::to_bits) == other.decayed_through.map(f64::to_bits)
     }
@@ -191,51 +180,45 @@ impl Pool {
     /// An empty pool.
     #[must_use]
     pub fn new(rules: Rules) -> Self {
-        Self {
-            rules,
-            players: Vec::new(),
-            cold: Vec::new(),
-            played_now: PlayedNow::default(),
-            offset: 0.0,
-            stored_sum: Some(RatingSum::default()),
-            magnitude_bound: 0.0,
-            clock: 0.0,
-            decayed_through: None,
-        }
+        let ledger = ZeroSumLedger::new(rules.config.zero_sum_total);
+        Self { rules, players: Vec::new(), cold: Vec::new(), played_now: PlayedNow::default(), ledger, clock: 0.0, decayed_through: None }
     }
 
-    /// A pool holding `players` (stored ratings relative to `offset`), its total and
-    /// bound computed from them. Players not placed in a league yet (older saves) are
-    /// placed by their rating, and a missing peak rating becomes the rating.
-    pub(crate) fn from_parts(rules: Rules, mut states: Vec<PlayerState>, offset: f64) -> Self {
-        for p in &mut states {
-            let current = effective_rating(p.rating, offset);
-            if p.league.is_none() {
-                let league = rules.league_of(current) as u32;
-                *p = PlayerState { league: Some(league), peak_league: p.peak_league.max(league), ..*p };
+    /// A pool holding `stored` (stored ratings relative to `offset`) at `clock`, decayed
+    /// through `decayed_through`, its ledger computed from them. Players not placed in a
+    /// league yet (older saves) are placed by their rating, and a missing peak rating
+    /// becomes the rating.
+    pub(crate) fn from_parts(rules: Rules, stored: Vec<StoredPlayer>, offset: f64, clock: f64, decayed_through: Option<f64>) -> Self {
+        let ledger = ZeroSumLedger::of_stored(rules.config.zero_sum_total, offset, stored.iter().map(StoredPlayer::rating));
+        let mut players = Vec::with_capacity(stored.len());
+        let mut cold = Vec::with_capacity(stored.len());
+        for player in &stored {
+            let mut state = player.current(&ledger);
+            if state.league.is_none() {
+                let league = rules.league_of(state.rating) as u32;
+                state = PlayerState { league: Some(league), peak_league: state.peak_league.max(league), ..state };
             }
-            if p.peak_rating == f32::MIN {
-                p.peak_rating = current;
+            if state.peak_rating == f32::MIN {
+                state.peak_rating = state.rating;
             }
+            players.push(Hot::of(&state, player.rating()));
+            cold.push(Cold::of(&state));
         }
-        let stored_sum = RatingSum::of(states.iter().map(|p| p.rating));
-        let magnitude_bound = states.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
-        let players = states.iter().map(Hot::of).collect();
-        let cold = states.iter().map(Cold::of).collect();
         let mut played_now = PlayedNow::default();
-        played_now.resize(states.len());
-        Self { rules, players, cold, played_now, offset, stored_sum: Some(stored_sum), magnitude_bound, clock: 0.0, decayed_through: None }
+        played_now.resize(stored.len());
+        Self { rules, players, cold, played_now, ledger, clock, decayed_through }
     }
 
     /// A pool from parts kept elsewhere (a database, as the ladder server keeps ladders):
-    /// the players' stored states as [`Self::stored_player`] gave them (ratings relative to
-    /// `offset`), the zero-sum offset ([`Self::offset`]), the clock and the time decay was
-    /// applied through. The same pool a save of those parts restores.
+    /// the players as [`Self::stored_player`] gave them (ratings relative to `offset`), the
+    /// zero-sum offset ([`Self::offset`]), the clock and the time decay was applied
+    /// through. The same pool a save of those parts restores.
     ///
     /// # Errors
-    /// A state the rules refuse ([`Rules::check_player`], naming `players[i]`), a
-    /// non-finite offset or time, or an offset other than 0 without `zero_sum_total`.
-    pub fn from_stored(rules: Rules, states: Vec<PlayerState>, offset: f64, clock: f64, decayed_through: Option<f64>) -> Result<Self, Error> {
+    /// A state the rules refuse ([`Rules::check_player`] of the stored fields, naming
+    /// `players[i]`), a non-finite offset or time, or an offset other than 0 without
+    /// `zero_sum_total`.
+    pub fn from_stored(rules: Rules, states: Vec<StoredPlayer>, offset: f64, clock: f64, decayed_through: Option<f64>) -> Result<Self, Error> {
         crate::error::check_finite(offset, "offset")?;
         crate::error::check_finite(clock, "clock")?;
         crate::error::check_finite(decayed_through.unwrap_or(0.0), "decayed_through")?;
@@ -243,42 +226,51 @@ impl Pool {
             return Err(Error::OutOfRange { name: "offset".to_owned(), range: "0 when zero_sum_total is not set", got: Some(crate::error::shown(offset)) });
         }
         for (i, state) in states.iter().enumerate() {
-            rules.check_player(state, &format!("players[{i}]"))?;
+            rules.check_player(&state.fields(), &format!("players[{i}]"))?;
         }
-        let mut pool = Self::from_parts(rules, states, offset);
-        pool.clock = clock;
-        pool.decayed_through = decayed_through;
-        Ok(pool)
+        Ok(Self::from_parts(rules, states, offset, clock, decayed_through))
     }
 
-    /// Player `index`'s state as the pool stores it: the rating relative to the zero-sum
-    /// offset ([`effective_rating`] of it and [`Self::offset`] is the current rating).
+    /// Player `index` as the pool stores it: the rating relative to the zero-sum offset
+    /// ([`StoredPlayer::current`] with [`Self::ledger`] gives the current state).
     #[must_use]
-    pub fn stored_player(&self, index: usize) -> Option<PlayerState> {
-        (index < self.players.len()).then(|| self.players[index].state(&self.cold_of(index), self.players[index].rating))
+    pub fn stored_player(&self, index: usize) -> Option<StoredPlayer> {
+        let hot = self.players.get(index)?;
+        Some(StoredPlayer::from_fields(hot.state(&self.cold_of(index), hot.rating.to_f32())))
     }
 
     /// The zero-sum offset added to every stored rating (0 without `zero_sum_total`).
     #[must_use]
     pub fn offset(&self) -> f64 {
-        self.offset
+        self.ledger.offset()
     }
 
-    /// Every player's state with its stored (offset-relative) rating, as saves keep them.
-    pub(crate) fn stored_states(&self) -> Vec<PlayerState> {
+    /// The pool's zero-sum numbers: offset, exact sum, player count.
+    #[must_use]
+    pub fn ledger(&self) -> &ZeroSumLedger {
+        &self.ledger
+    }
+
+    /// Every player as the pool stores it, as saves keep them.
+    pub(crate) fn stored_players(&self) -> Vec<StoredPlayer> {
         (0..self.players.len()).filter_map(|i| self.stored_player(i)).collect()
+    }
+
+    /// Every player's stored rating, for the ledger to recompute what it needs from them.
+    fn stored_ratings(&self) -> impl Iterator<Item = StoredRating> + '_ {
+        self.players.iter().map(|p| p.rating)
     }
 
     /// Player `index`'s whole current state (index in range).
     #[inline]
-    pub(crate) fn state_of(&self, index: usize) -> PlayerState {
+    fn state_of(&self, index: usize) -> PlayerState {
         let hot = &self.players[index];
-        hot.state(&self.cold_of(index), self.effective(hot.rating))
+        hot.state(&self.cold_of(index), self.ledger.current(hot.rating))
     }
 
     /// Player `index`'s cold record with its true last match time.
     #[inline]
-    pub(crate) fn cold_of(&self, index: usize) -> Cold {
+    fn cold_of(&self, index: usize) -> Cold {
         let mut cold = self.cold[index];
         if self.played_now.is_marked(index) {
             cold.last_played = self.clock;
@@ -287,7 +279,7 @@ impl Pool {
     }
 
     /// Sets player `index`'s cold record (its time no longer the clock's).
-    pub(crate) fn set_cold(&mut self, index: usize, cold: Cold) {
+    fn set_cold(&mut self, index: usize, cold: Cold) {
         self.cold[index] = cold;
         self.played_now.unmark(index);
     }
@@ -314,11 +306,6 @@ impl Pool {
         Ok(())
     }
 
-    /// The exact sum of the stored ratings: the kept one, or recomputed (O(N)).
-    fn stored_sum(&self) -> RatingSum {
-        self.stored_sum.unwrap_or_else(|| RatingSum::of(self.players.iter().map(|p| p.rating)))
-    }
-
     /// [`Self::total`], keeping the exact sum so that the next queries are O(1) until the
     /// next block of matches.
     pub fn refresh_total(&mut self) -> f64 {
@@ -328,10 +315,9 @@ impl Pool {
 
     /// Makes the kept sum known again (after a block of matches), so that the next queries
     /// and changes are O(1).
-    pub(crate) fn keep_sum(&mut self) -> RatingSum {
-        let sum = self.stored_sum();
-        self.stored_sum = Some(sum);
-        sum
+    fn keep_sum(&mut self) {
+        let Self { ledger, players, .. } = self;
+        ledger.know_sum(players.iter().map(|p| p.rating));
     }
 
     /// The rules the pool rates with.
@@ -373,11 +359,7 @@ impl Pool {
         self.players.try_reserve_exact(count)?;
         self.cold.try_reserve_exact(count)?;
         let first = self.players.len();
-        let rating = match self.rules.config.zero_sum_total {
-            Some(total) if first == 0 && count > 0 => (total / (count as f64)) as f32,
-            Some(_) if first > 0 => (self.total() / first as f64) as f32,
-            _ => self.rules.config.initial_rating,
-        };
+        let rating = self.ledger.joining_rating(count).unwrap_or(self.rules.config.initial_rating);
         let template = PlayerState { last_played: self.clock, ..PlayerState::new(rating) };
         for _ in 0..count {
             self.push(template);
@@ -406,28 +388,14 @@ impl Pool {
         Ok(first)
     }
 
+    /// Adds a player (placed in a league) to the pool and its ledger; the caller
+    /// rebalances.
     fn push(&mut self, state: PlayerState) {
         let state = self.rules.placed(state);
-        let stored = self.relative(state.rating);
-        if let Some(sum) = &mut self.stored_sum {
-            sum.add(stored);
-        }
-        self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
-        self.players.push(Hot::of(&PlayerState { rating: stored, ..state }));
+        let stored = self.ledger.join(state.rating);
+        self.players.push(Hot::of(&state, stored));
         self.cold.push(Cold::of(&state));
         self.played_now.resize(self.cold.len());
-    }
-
-    /// The current rating of a stored player (its stored value plus the offset).
-    #[inline(always)]
-    pub(crate) fn effective(&self, stored: f32) -> f32 {
-        effective_rating(stored, self.offset)
-    }
-
-    /// The rating to store for a current rating (relative to the offset).
-    #[inline(always)]
-    pub(crate) fn relative(&self, rating: f32) -> f32 {
-        stored_rating(rating, self.offset)
     }
 
     /// Player `index` with its current rating, or `None` out of range.
@@ -439,7 +407,7 @@ impl Pool {
     /// Current rating of player `index`.
     #[must_use]
     pub fn rating(&self, index: usize) -> Option<f32> {
-        self.players.get(index).map(|p| self.effective(p.rating))
+        self.players.get(index).map(|p| self.ledger.current(p.rating))
     }
 
     /// Replaces player `index`'s state (placed in a league as
@@ -459,12 +427,8 @@ impl Pool {
         }
         self.rules.check_player(&state, "player").map_err(PoolError::InvalidPlayer)?;
         let state = self.rules.placed(state);
-        let stored = self.relative(state.rating);
-        if let Some(sum) = &mut self.stored_sum {
-            sum.replace(self.players[index].rating, stored);
-        }
-        self.magnitude_bound = self.magnitude_bound.max(f64::from(stored.abs()));
-        self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+        let stored = self.ledger.set(self.players[index].rating, state.rating);
+        self.players[index] = Hot::of(&state, stored);
         self.set_cold(index, Cold::of(&state));
         self.rebalance();
         Ok(())
@@ -498,7 +462,7 @@ impl Pool {
     pub fn ratings_into(&self, start: usize, out: &mut [f32]) -> Result<(), PoolError> {
         let range = self.range(start, out.len())?;
         for (target, hot) in out.iter_mut().zip(&self.players[range]) {
-            *target = self.effective(hot.rating);
+            *target = self.ledger.current(hot.rating);
         }
         Ok(())
     }
@@ -603,8 +567,8 @@ impl Pool {
                 }
             }
         }
-        if self.rules.config.zero_sum_total.is_none() && self.offset == 0.0 {
-            self.apply_blocks(matches, &mut outputs);
+        if let Some(unshifted) = self.ledger.unshifted() {
+            self.apply_blocks(unshifted, matches, &mut outputs);
         } else {
             for (i, m) in matches.iter().enumerate() {
                 // One match at a time (each depends on the last through the offset): ask
@@ -626,20 +590,21 @@ impl Pool {
     /// its expected scores computed in one vectorized loop, then each match is finished in
     /// order. The same results as one match at a time, bit for bit: within a block no
     /// match reads a rating another one writes.
-    fn apply_blocks(&mut self, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
+    fn apply_blocks(&mut self, unshifted: Unshifted, matches: &[Match], outputs: &mut MatchOutputs<'_>) {
         // Separate borrows: the compiler then knows that storing a player never changes
         // the rules, and keeps their fields in registers for the whole loop.
-        let Self { rules, players, played_now, .. } = self;
-        blocks::apply_blocks(rules, players, played_now, matches, outputs);
-        self.stored_sum = None;
+        let Self { rules, players, played_now, ledger, .. } = self;
+        blocks::apply_blocks(rules, players, played_now, unshifted, matches, outputs);
+        // The loop does not keep the exact sum (nothing there needs it).
+        ledger.forget_sum(unshifted);
     }
 
     /// One validated match; returns the ratings before and after (before any zero-sum
     /// adjustment).
     #[inline(always)]
     fn apply_one(&mut self, position: usize, m: &Match, mut events: Option<&mut Vec<LeagueChange>>) -> (f32, f32, f32, f32) {
-        let a = self.players[m.a].game_state(self.effective(self.players[m.a].rating));
-        let b = self.players[m.b].game_state(self.effective(self.players[m.b].rating));
+        let a = self.players[m.a].game_state(self.ledger.current(self.players[m.a].rating));
+        let b = self.players[m.b].game_state(self.ledger.current(self.players[m.b].rating));
         let expected_a = self.rules.expectation.expected_a(a.rating, b.rating);
         let (new_a, new_b) = self.rules.rate_players_expected(&a, &b, m.outcome, expected_a);
         self.store_played(position, m.a, new_a, events.as_deref_mut());
@@ -652,50 +617,42 @@ impl Pool {
     /// the offset, the exact sum kept, the clock stamped) and reports a league change. The
     /// caller rebalances a zero-sum pool.
     #[inline(always)]
-    pub(crate) fn store_played(&mut self, position: usize, index: usize, state: PlayerState, events: Option<&mut Vec<LeagueChange>>) {
-        let stored = self.relative(state.rating);
+    fn store_played(&mut self, position: usize, index: usize, state: PlayerState, events: Option<&mut Vec<LeagueChange>>) {
         let before = &self.players[index];
-        if let Some(sum) = &mut self.stored_sum {
-            sum.replace(before.rating, stored);
-        }
+        let stored = self.ledger.replace(before.rating, state.rating);
         report(events, position, index, Some(u32::from(before.league)), state.league);
-        self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+        self.players[index] = Hot::of(&state, stored);
         self.played_now.mark(index);
     }
 
     /// Checks that `matches` more matches cannot take any rating past
-    /// [`MAX_POOL_RATING`]: one match moves a rating by at most [`MAX_CHANGE`] (plus as much
-    /// again through a zero-sum adjustment). The pool keeps an upper bound of its largest
-    /// stored rating that grows by that much per match and is recomputed exactly (O(N))
-    /// only when it gets near the limit, which ratings of any real game never do.
+    /// [`crate::error::MAX_POOL_RATING`]: one match moves a rating by at most
+    /// [`MAX_CHANGE`] (plus as much again through a zero-sum adjustment). The ledger keeps
+    /// an upper bound of the largest stored rating that grows by that much per match and is
+    /// recomputed exactly (O(N)) only when it gets near the limit, which ratings of any
+    /// real game never do.
     ///
     /// # Errors
     /// [`PoolError::RatingRange`] when even the exact bound leaves no room.
-    pub(crate) fn ensure_room(&mut self, matches: usize) -> Result<(), PoolError> {
+    fn ensure_room(&mut self, matches: usize) -> Result<(), PoolError> {
         self.ensure_room_for(matches, matches as f64 * 2.0 * MAX_CHANGE)
     }
 
-    /// [`Self::ensure_room`] for `matches` matches that can move ratings by `growth` in all.
-    pub(crate) fn ensure_room_for(&mut self, matches: usize, growth: f64) -> Result<(), PoolError> {
-        let fits = |bound: f64, offset: f64| bound + offset.abs() + growth <= MAX_POOL_RATING;
-        if !fits(self.magnitude_bound, self.offset) {
-            self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
-            if !fits(self.magnitude_bound, self.offset) {
-                return Err(PoolError::RatingRange { matches });
-            }
+    /// [`Self::ensure_room`] for `matches` matches that can move ratings by `growth` in all
+    /// ([`ZeroSumLedger::reserve`]).
+    fn ensure_room_for(&mut self, matches: usize, growth: f64) -> Result<(), PoolError> {
+        let Self { ledger, players, .. } = self;
+        if ledger.reserve(growth, players.iter().map(|p| p.rating)) {
+            Ok(())
+        } else {
+            Err(PoolError::RatingRange { matches })
         }
-        self.magnitude_bound += growth;
-        Ok(())
     }
 
     /// Zero-sum mode: everybody receives `(T - sum R) / N`, as one shared offset (O(1)).
     #[inline(always)]
     pub(crate) fn rebalance(&mut self) {
-        if let Some(total) = self.rules.config.zero_sum_total {
-            if !self.players.is_empty() {
-                self.offset = zero_sum_offset(total, self.keep_sum(), self.players.len());
-            }
-        }
+        self.ledger.rebalance();
     }
 
     /// Sum of all current ratings: the exact sum of the stored ratings (128-bit fixed point
@@ -708,9 +665,8 @@ impl Pool {
     /// `&mut` call keeps it again ([`Self::refresh_total`]).
     #[must_use]
     pub fn total(&self) -> f64 {
-        self.stored_sum().value() + self.players.len() as f64 * self.offset
+        self.ledger.current_total(self.stored_ratings())
     }
-
 }
 
 /// Appends a league change to `events` when `from` and `to` differ.
@@ -781,55 +737,6 @@ mod tests {
         for (i, state) in states.iter().enumerate() {
             assert_eq!(pool.player(i).unwrap(), *state);
         }
-    }
-
-    /// A zero-sum ladder kept outside a pool (stored ratings, exact sum, offset) with the
-    /// public helpers gives the pool's bits, and a pool rebuilt from its stored parts
-    /// continues exactly as the original.
-    #[test]
-    fn zero_sum_parts_kept_outside_match_the_pool() {
-        let rules = Config::from_json(r#"{"zero_sum_total":4000,"streak_alpha":0.1}"#).unwrap();
-        let mut pool = Pool::new(rules.clone());
-        let (mut stored, mut sum, mut offset) = (Vec::<PlayerState>::new(), RatingSum::default(), 0.0);
-        let total = 4000.0;
-        let plan = [(0, 1, 1.0), (2, 0, 0.5), (3, 1, 0.0), (1, 2, 1.0), (0, 3, 1.0)];
-        for (a, b, score) in plan {
-            for index in [a, b] {
-                if index == stored.len() {
-                    pool.add_players(1);
-                    let rating = zero_sum_joining_rating(total, sum, offset, stored.len());
-                    let state = rules.placed(PlayerState::new(rating));
-                    let kept = PlayerState { rating: stored_rating(rating, offset), ..state };
-                    sum.add(kept.rating);
-                    stored.push(kept);
-                    offset = zero_sum_offset(total, sum, stored.len());
-                }
-            }
-            let outcome = Outcome::from_score(score).unwrap();
-            pool.apply(&[Match::new(a, b, outcome)], None).unwrap();
-            let current = |p: &PlayerState| PlayerState { rating: effective_rating(p.rating, offset), ..*p };
-            let (new_a, new_b) = rules.rate_players(&current(&stored[a]), &current(&stored[b]), outcome).unwrap();
-            for (index, state) in [(a, new_a), (b, new_b)] {
-                let kept = PlayerState { rating: stored_rating(state.rating, offset), ..state };
-                sum.replace(stored[index].rating, kept.rating);
-                stored[index] = kept;
-            }
-            offset = zero_sum_offset(total, sum, stored.len());
-            assert_eq!(pool.offset().to_bits(), offset.to_bits());
-            for (i, state) in stored.iter().enumerate() {
-                assert_eq!(pool.stored_player(i).unwrap(), *state, "player {i}");
-            }
-        }
-        assert_eq!(RatingSum::from_fixed_point(sum.fixed_point()), sum);
-        let states: Vec<PlayerState> = (0..pool.len()).map(|i| pool.stored_player(i).unwrap()).collect();
-        let mut rebuilt = Pool::from_stored(rules, states, pool.offset(), pool.clock(), pool.decayed_through()).unwrap();
-        assert_eq!(rebuilt, pool);
-        pool.apply(&[Match::new(3, 2, Outcome::WIN)], None).unwrap();
-        rebuilt.apply(&[Match::new(3, 2, Outcome::WIN)], None).unwrap();
-        assert_eq!(rebuilt, pool);
-        let bad = Pool::from_stored(Rules::default(), vec![PlayerState::new(f32::NAN)], 0.0, 0.0, None).unwrap_err();
-        assert!(bad.to_string().contains("players[0]"), "{bad}");
-        assert!(Pool::from_stored(Rules::default(), Vec::new(), 1.0, 0.0, None).is_err());
     }
 
     #[test]
