@@ -40,6 +40,7 @@
 //! −4000…4000 (measured by the test `expected_score_error_sweep`).
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::pedantic)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 #![allow(
