@@ -16,12 +16,14 @@
 //! assert!((a - 1670.909).abs() < 1e-3 && (b - 1329.091).abs() < 1e-3);
 //! ```
 //!
-//! The formulas, defaults and reference values are those of the project's
-//! specification: expected score ([`expected`]), outcomes ([`outcome`]), the
-//! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
-//! ([`Rules::streak_multiplier`]) and the configuration ([`config`]). Ladders add pools
-//! ([`pool`]), leagues with hysteresis ([`standing`]), seasons with soft resets and
-//! inactivity decay ([`season`], [`rating::season_rules`]) and saves ([`save`]).
+//! The formulas, defaults and reference values are those the repository's documentation
+//! gives (the README's "The formulas in brief", `docs/configuration.md` for every setting):
+//! expected score ([`expected`]), outcomes ([`outcome`]), the update rule ([`update`]), K
+//! policies ([`kpolicy`]), leagues ([`league`]), win streaks ([`Rules::streak_multiplier`])
+//! and the configuration ([`config`]). Ladders add pools ([`pool`]) with their zero-sum
+//! ledger ([`ladder::zero_sum`]), leagues with hysteresis ([`standing`]), seasons with soft
+//! resets and inactivity decay ([`season`], [`rating::season_rules`]) and saves ([`save`]);
+//! matchmaking queues are [`matchmaking`].
 //!
 //! ## Valid ranges
 //!

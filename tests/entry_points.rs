@@ -1,5 +1,6 @@
-//! SPEC section 10: the single call, the batch (separate outputs and in place), the C ABI
-//! functions and the tutorial mirror give bit-identical results on the same inputs.
+//! Determinism across entry points (`README.md#determinism-and-accuracy`): the single call,
+//! the batch (separate outputs and in place), the C ABI functions and the tutorial mirror
+//! give bit-identical results on the same inputs.
 
 use proptest::prelude::*;
 use ranking_elo::batch::{self, BatchInput};

@@ -1,4 +1,5 @@
-//! Property tests of the rating math (SPEC sections 1, 3 and 10).
+//! Property tests of the rating math: the expected score, the update rule and leagues
+//! (`README.md#the-formulas-in-brief`, `docs/configuration.md`).
 
 use proptest::prelude::*;
 use ranking_elo::{Config, ExpectedScoreModel, KCombine, KPolicy, League, Leagues, Outcome, Rules};

@@ -1,5 +1,5 @@
-//! Ladder seasons (issue 13): league hysteresis in pools, promotion and demotion events,
-//! season ends with soft resets, inactivity decay and saves of the season state.
+//! Ladder seasons (`docs/seasons.md`): league hysteresis in pools, promotion and demotion
+//! events, season ends with soft resets, inactivity decay and saves of the season state.
 
 use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
 use ranking_elo::pool::{Match, MatchOutputs, Pool};

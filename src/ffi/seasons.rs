@@ -1,5 +1,5 @@
 //! Seasons through the C ABI: the pool's clock, league-change events (`events.rs`),
-//! season ends with records and soft reset, and inactivity decay (issue 13).
+//! season ends with records and soft reset, and inactivity decay (`docs/seasons.md`).
 
 use std::os::raw::c_char;
 use std::path::Path;

@@ -27,17 +27,17 @@ use crate::kpolicy::KPolicy;
 use crate::league::{check_factor, check_rating_setting, Leagues};
 use crate::outcome::Outcome;
 
-/// Default initial rating `R_0` (004).
+/// Default initial rating `R_0` (`docs/configuration.md#ratings`).
 pub const DEFAULT_INITIAL_RATING: f32 = 1500.0;
 
 /// How the two players' K factors combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KCombine {
-    /// Each player uses their own K (001); not zero-sum when the K differ.
+    /// Each player uses their own K; not zero-sum when the K differ.
     #[default]
     PerPlayer,
-    /// Both use `(K_A + K_B) / 2` (002): zero-sum.
+    /// Both use `(K_A + K_B) / 2`: zero-sum.
     Average,
 }
 
@@ -48,7 +48,7 @@ pub enum Rounding {
     /// Fractional ratings.
     #[default]
     None,
-    /// Toward zero, as 003's integer Elo (`(int)` cast).
+    /// Toward zero, as integer Elo with an `(int)` cast.
     Truncate,
     /// To the nearest integer, halves away from zero (FIDE).
     HalfAwayFromZero,
@@ -71,10 +71,10 @@ impl Rounding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PointsKTerm {
-    /// The points share `P_X / (P_X + P_Y)` (004's first way; the default).
+    /// The points share `P_X / (P_X + P_Y)` (the default).
     #[default]
     Share,
-    /// The match result: 1, 1/2 or 0 (004's extended formula).
+    /// The match result: 1, 1/2 or 0 (the points then feed only `L`).
     Result,
 }
 
@@ -95,13 +95,13 @@ pub struct Config {
     pub streak_alpha: f64,
     /// Score in the K term when points are reported: the share (default) or the result.
     pub points_k_term: PointsKTerm,
-    /// Score-share bonus `L` (004).
+    /// Score-share bonus `L` (`docs/configuration.md#results-and-bonuses`).
     pub score_share_bonus: f64,
-    /// Victory bonus `V` (004).
+    /// Victory bonus `V` (`docs/configuration.md#results-and-bonuses`).
     pub victory_bonus: f64,
     /// Rounding of rating changes.
     pub rounding: Rounding,
-    /// Rating floor `R_min` (004); `None` for no floor.
+    /// Rating floor `R_min`; `None` for no floor (`docs/configuration.md#ratings`).
     pub min_rating: Option<f32>,
     /// Rating of a new player `R_0`.
     pub initial_rating: f32,
@@ -116,7 +116,7 @@ pub struct Config {
     /// What a free-for-all's summed pair terms are divided by.
     pub placement_normalization: crate::rating::placement::PlacementNormalization,
     /// League hysteresis: a player is demoted only once the rating is more than this
-    /// below the held league's lower bound (0: at the bound, as the seeds do).
+    /// below the held league's lower bound (0: at the bound, as plain leagues by rating).
     pub demotion_margin: f64,
     /// Games after a promotion during which no demotion happens (0: none).
     pub protected_games: u32,

@@ -1,6 +1,6 @@
-//! Seasons on a pool (issue 13): the season end with its records and soft reset, and
-//! inactivity decay. The formulas are in [`crate::rating::season_rules`]; league moves follow
-//! the hysteresis rule of [`crate::rating::standing`].
+//! Seasons on a pool (`docs/seasons.md`): the season end with its records and soft reset,
+//! and inactivity decay. The formulas are in [`crate::rating::season_rules`]; league moves
+//! follow the hysteresis rule of [`crate::rating::standing`].
 //!
 //! ```
 //! use ranking_elo::pool::{Match, Pool};
