@@ -199,6 +199,7 @@ pub struct ZeroSumLedger {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Unshifted(());
 
+#[allow(clippy::unused_self, reason = "the token is the proof that the conversion holds")]
 impl Unshifted {
     /// The current rating of a stored one: the same number.
     #[inline(always)]

@@ -190,9 +190,9 @@ impl Pool {
     /// becomes the rating.
     pub(crate) fn from_parts(rules: Rules, stored: Vec<StoredPlayer>, offset: f64, clock: f64, decayed_through: Option<f64>) -> Self {
         let ledger = ZeroSumLedger::of_stored(rules.config.zero_sum_total, offset, stored.iter().map(StoredPlayer::rating));
-        let mut players = Vec::with_capacity(stored.len());
-        let mut cold = Vec::with_capacity(stored.len());
-        for player in &stored {
+        let count = stored.len();
+        let (mut players, mut cold) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        for player in stored {
             let mut state = player.current(&ledger);
             if state.league.is_none() {
                 let league = rules.league_of(state.rating) as u32;
@@ -205,7 +205,7 @@ impl Pool {
             cold.push(Cold::of(&state));
         }
         let mut played_now = PlayedNow::default();
-        played_now.resize(stored.len());
+        played_now.resize(count);
         Self { rules, players, cold, played_now, ledger, clock, decayed_through }
     }
 
