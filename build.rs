@@ -22,21 +22,11 @@ use std::path::{Path, PathBuf};
 #[path = "build/locked.rs"]
 mod locked;
 
-const FFI_SOURCES: [&str; 13] = [
-    "src/ffi/mod.rs",
-    "src/ffi/error.rs",
-    "src/ffi/messages.rs",
-    "src/ffi/mirror.rs",
-    "src/ffi/config.rs",
-    "src/ffi/rate.rs",
-    "src/ffi/batch.rs",
-    "src/ffi/args.rs",
-    "src/ffi/pool.rs",
-    "src/ffi/matchmaker.rs",
-    "src/ffi/group.rs",
-    "src/ffi/events.rs",
-    "src/ffi/season.rs",
-];
+/// The order in which the C# declarations (`NativeMethods.g.cs`) list the files of
+/// `src/ffi/`, kept so that the generated file stays as it is when a file is added. The
+/// files are found in the folder ([`ffi_sources`]): one not named here is read after these,
+/// in name order, so every file there gets its C# bindings without an edit here.
+const CSHARP_ORDER: [&str; 13] = ["mod", "error", "messages", "mirror", "config", "rate", "batch", "args", "pool", "matchmaker", "group", "events", "seasons"];
 
 /// The files (and folders, walked recursively) whose content makes the build id: the
 /// engine's source, its locked dependencies (only the engine's own dependency closure of
@@ -80,8 +70,8 @@ fn main() {
 
     let csharp = out_dir.join("NativeMethods.g.cs");
     let mut builder = csbindgen::Builder::default();
-    for source in FFI_SOURCES {
-        builder = builder.input_extern_file(crate_dir.join(source));
+    for source in ffi_sources(&crate_dir) {
+        builder = builder.input_extern_file(source);
     }
     builder
         .csharp_dll_name("ranking_elo")
@@ -98,6 +88,22 @@ fn main() {
         update_if_changed(&header, &crate_dir.join("include/ranking_elo.h"));
         update_if_changed(&csharp, &crate_dir.join("unity/Runtime/Native/NativeMethods.g.cs"));
     }
+}
+
+/// Every `*.rs` file of `src/ffi/` (the C ABI), in [`CSHARP_ORDER`], then by name.
+fn ffi_sources(crate_dir: &Path) -> Vec<PathBuf> {
+    let folder = crate_dir.join("src/ffi");
+    let mut files: Vec<PathBuf> = fs::read_dir(&folder)
+        .expect("src/ffi is readable")
+        .map(|entry| entry.expect("src/ffi is readable").path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|extension| extension == "rs"))
+        .collect();
+    let rank = |path: &Path| {
+        let stem = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+        CSHARP_ORDER.iter().position(|known| *known == stem).unwrap_or(CSHARP_ORDER.len())
+    };
+    files.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+    files
 }
 
 fn update_if_changed(fresh: &Path, committed: &Path) {

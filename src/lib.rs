@@ -16,12 +16,14 @@
 //! assert!((a - 1670.909).abs() < 1e-3 && (b - 1329.091).abs() < 1e-3);
 //! ```
 //!
-//! The formulas, defaults and reference values are those of the project's
-//! specification: expected score ([`expected`]), outcomes ([`outcome`]), the
-//! update rule ([`update`]), K policies ([`kpolicy`]), leagues ([`league`]), win streaks
-//! ([`Rules::streak_multiplier`]) and the configuration ([`config`]). Ladders add pools
-//! ([`pool`]), leagues with hysteresis ([`standing`]), seasons with soft resets and
-//! inactivity decay ([`season`], [`rating::season`]) and saves ([`save`]).
+//! The formulas, defaults and reference values are those the repository's documentation
+//! gives (the README's "The formulas in brief", `docs/configuration.md` for every setting):
+//! expected score ([`expected`]), outcomes ([`outcome`]), the update rule ([`update`]), K
+//! policies ([`kpolicy`]), leagues ([`league`]), win streaks ([`Rules::streak_multiplier`])
+//! and the configuration ([`config`]). Ladders add pools ([`pool`]) with their zero-sum
+//! ledger ([`ladder::zero_sum`]), leagues with hysteresis ([`standing`]), seasons with soft
+//! resets and inactivity decay ([`season`], [`rating::season_rules`]) and saves ([`save`]);
+//! matchmaking queues are [`matchmaking`].
 //!
 //! ## Valid ranges
 //!
@@ -40,6 +42,7 @@
 //! −4000…4000 (measured by the test `expected_score_error_sweep`).
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::pedantic)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 #![allow(
@@ -59,16 +62,18 @@
 #![allow(clippy::many_single_char_names, reason = "formula variables keep the formulas' names")]
 
 // The layers, one folder each: the rating math, the batch kernel, ladders (pools,
-// matchmaking, saves), and the C ABI on top.
+// seasons, saves), matchmaking queues, and the C ABI on top.
 pub mod batch;
 pub mod error;
 pub mod ffi;
+mod json_input;
 pub mod ladder;
+pub mod matchmaking;
 pub mod rating;
 
 // Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
 pub use batch::kernel;
-pub use ladder::{matchmaking, pool, save, season};
+pub use ladder::{pool, save, season};
 pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, standing, team, update};
 
 pub use config::{Config, KCombine, Rounding, Rules};

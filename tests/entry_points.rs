@@ -1,13 +1,19 @@
-//! SPEC section 10: the single call, the batch (separate outputs and in place), the C ABI
-//! functions and the tutorial mirror give bit-identical results on the same inputs.
+//! Determinism across entry points (`README.md#determinism-and-accuracy`): the single call,
+//! the batch (separate outputs and in place), the C ABI functions and the tutorial mirror
+//! give bit-identical results on the same inputs.
+
+use std::ptr::null_mut;
 
 use proptest::prelude::*;
 use ranking_elo::batch::{self, BatchInput};
-use ranking_elo::ffi::{self, EloResult};
+use ranking_elo::ffi::{
+    self, elo_config_free, elo_pool_add_players, elo_pool_apply_points, elo_pool_free, elo_pool_new, elo_pool_set_player, elo_rate, elo_rate_players_points,
+    elo_rate_points, EloPlayerState, EloResult,
+};
 use ranking_elo::{Config, Outcome, Rounding, Rules};
 
 mod common;
-use common::ffi_config;
+use common::{ffi_config, ffi_ratings};
 
 const CONFIGS: [&str; 4] = [
     "{}",
@@ -88,4 +94,49 @@ proptest! {
             prop_assert_eq!((sa.to_bits(), sb.to_bits()), (out_a[i].to_bits(), out_b[i].to_bits()));
         }
     }
+}
+
+/// Points, the score-share bonus `L` and the victory bonus `V`
+/// (`docs/configuration.md#results-and-bonuses`) give the same ratings through the single
+/// call, the player-state call and a pool.
+#[test]
+fn points_and_bonuses_agree_across_entry_points() {
+    // A 3:1 win, K 32, L 4, V 2, from 1000/1000. The share is S in the K term by default;
+    // the result is, with points_k_term = "result"; the loser gets no V.
+    for (json, expected) in [
+        (r#"{"score_share_bonus":4,"victory_bonus":2}"#, (1013.0, 993.0)),
+        (r#"{"score_share_bonus":4,"victory_bonus":2,"points_k_term":"result"}"#, (1021.0, 985.0)),
+    ] {
+        let cfg = ffi_config(json);
+        let (mut a, mut b) = (0.0, 0.0);
+        assert_eq!(unsafe { elo_rate_points(cfg, 1000.0, 1000.0, 3.0, 1.0, &mut a, &mut b) }, EloResult::Ok);
+        assert_eq!((a, b), expected, "{json}");
+        let mut pa = EloPlayerState { games_played: 0, ..EloPlayerState::from(ranking_elo::PlayerState::new(1000.0)) };
+        let mut pb = pa;
+        assert_eq!(unsafe { elo_rate_players_points(cfg, &mut pa, &mut pb, 3.0, 1.0) }, EloResult::Ok);
+        assert_eq!((pa.rating, pb.rating), expected, "{json} (player states)");
+        let mut pool = null_mut();
+        assert_eq!(unsafe { elo_pool_new(cfg, &mut pool) }, EloResult::Ok);
+        let mut first = 0;
+        unsafe { elo_pool_add_players(pool, 2, &mut first) };
+        let mut set = pa;
+        set.rating = 1000.0;
+        unsafe {
+            elo_pool_set_player(pool, 0, &set);
+            elo_pool_set_player(pool, 1, &set);
+        }
+        let (ia, ib, points_a, points_b) = ([0], [1], [3.0f32], [1.0f32]);
+        assert_eq!(unsafe { elo_pool_apply_points(pool, ia.as_ptr(), ib.as_ptr(), points_a.as_ptr(), points_b.as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
+        assert_eq!(ffi_ratings(pool), vec![expected.0, expected.1], "{json} (pool)");
+        unsafe {
+            elo_pool_free(pool);
+            elo_config_free(cfg);
+        }
+    }
+    // A score given directly earns V by its result: 0.3 is a defeat, no bonus.
+    let cfg = ffi_config(r#"{"victory_bonus":2}"#);
+    let (mut a, mut b) = (0.0, 0.0);
+    assert_eq!(unsafe { elo_rate(cfg, 1000.0, 1000.0, 0.3, &mut a, &mut b) }, EloResult::Ok);
+    assert_eq!((a, b), (1000.0 + 32.0 * -0.2, 1000.0 + 32.0 * 0.2 + 2.0));
+    unsafe { elo_config_free(cfg) };
 }

@@ -1,9 +1,10 @@
-//! 002's league system end to end (SPEC sections 5–7): linear expectation, streak
-//! penalty, league K table, average K, a zero-sum pool of 10,000 players with total 1000,
-//! leagues by rating with negative ratings in the lowest league.
+//! A league system end to end (the one of `benches/system_002.json` and the README's "Pools,
+//! leagues, matchmaking and saves"): linear expectation, streak penalty, league K table,
+//! average K, a zero-sum pool of 10,000 players with total 1000, leagues by rating with
+//! negative ratings in the lowest league.
 //!
-//! 002 reports Bronze 7992, Silver 1780, Gold 304, Platinum 2. Its simulation draws each
-//! result at random; with k = 0.002 and alpha = 0.1 (002 gives neither) this engine
+//! Its author reports Bronze 7992, Silver 1780, Gold 304, Platinum 2. That simulation draws
+//! each result at random; with k = 0.002 and alpha = 0.1 (it gives neither) this engine
 //! reproduces the shape: most players in Bronze, each league smaller than the one below,
 //! a handful in Platinum, and the total held at 1000 after 1,000,000 matches.
 

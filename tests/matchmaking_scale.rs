@@ -1,7 +1,7 @@
-//! Matchmaking at scale (SPEC 8, issue #4): 100,000 waiting players are paired in one
-//! tick without O(n^2) work; every pair respects both players' windows, nobody is paired
-//! twice, and the same seed gives the same pairs. The time is printed, not asserted
-//! (benchmarks measure speed).
+//! Matchmaking at scale (the README's "Pools, leagues, matchmaking and saves"): 100,000
+//! waiting players are paired in one tick without O(n^2) work; every pair respects both
+//! players' windows, nobody is paired twice, and the same seed gives the same pairs. The
+//! time is printed, not asserted (benchmarks measure speed).
 
 use std::collections::HashSet;
 

@@ -1,7 +1,8 @@
-//! What a newcomer meets through the C ABI (issue 19): the tutorial mirrors refuse a negative
-//! K like other bad input, file errors name the path, the operation and the fix, league
-//! names read back, a length that counts the C string's NUL is named as such, type errors
-//! and range errors say what was given, and pools load without a throwaway configuration.
+//! What a newcomer meets through the C ABI (`docs/quickstart.md#when-something-goes-wrong`):
+//! the tutorial mirrors refuse a negative K like other bad input, file errors name the
+//! path, the operation and the fix, league names read back, a length that counts the C
+//! string's NUL is named as such, type errors and range errors say what was given, and
+//! pools load without a throwaway configuration.
 
 use std::ptr::null_mut;
 

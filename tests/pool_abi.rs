@@ -6,7 +6,7 @@ use std::ptr::{null, null_mut};
 use ranking_elo::ffi::*;
 
 mod common;
-use common::{ffi_pool as pool_with, ffi_ratings as ratings, last_message};
+use common::{ffi_pool as pool_with, ffi_ratings as ratings, ffi_save_text, last_message};
 
 #[test]
 fn bad_matches_are_refused_with_their_position_and_change_nothing() {
@@ -185,4 +185,68 @@ fn matchmaker_abi() {
         elo_matchmaker_free(null_mut());
     }
     let _ = null::<u8>();
+}
+
+/// Counts that size buffers are bounded: a pool asked for more players than memory holds
+/// refuses instead of aborting, and `elo_matchmaker_new(100, 10, 400, INT32_MAX, …)` is
+/// refused (it was once accepted, and the first tick allocated 64 GB and aborted the
+/// process).
+#[test]
+fn matchmaker_counts_that_size_buffers_are_bounded() {
+    // A pool asked for more players than memory holds refuses instead of aborting.
+    let pool = pool_with("{}", 1);
+    let mut first = -1;
+    assert_eq!(unsafe { elo_pool_add_players(pool, i32::MAX - 1, &mut first) }, EloResult::InvalidLength, "{}", last_message());
+    assert_eq!((first, ratings(pool).len()), (-1, 1));
+    unsafe { elo_pool_free(pool) };
+
+    let mut queue = null_mut();
+    assert_eq!(unsafe { elo_matchmaker_new(100.0, 10.0, 400.0, i32::MAX, 1, &mut queue) }, EloResult::InvalidConfig);
+    assert!(last_message().contains("candidates"), "{}", last_message());
+    assert!(queue.is_null());
+    assert_eq!(unsafe { elo_matchmaker_new(100.0, 10.0, 1e300, 4, 1, &mut queue) }, EloResult::InvalidConfig);
+    assert_eq!(unsafe { elo_matchmaker_new(100.0, 10.0, 400.0, 128, 1, &mut queue) }, EloResult::Ok);
+    for id in 0..2 {
+        assert_eq!(unsafe { elo_matchmaker_join(queue, id, 1500.0, 0.0) }, EloResult::Ok);
+    }
+    let (mut a, mut b, mut pairs) = ([0u64; 4], [0u64; 4], 0);
+    assert_eq!(unsafe { elo_matchmaker_tick(queue, 1.0, a.as_mut_ptr(), b.as_mut_ptr(), 4, &mut pairs) }, EloResult::Ok);
+    assert_eq!(pairs, 1);
+    unsafe { elo_matchmaker_free(queue) };
+}
+
+/// Aliased outputs are refused and change nothing, as `elo_rate_batch` refuses them: the
+/// outputs of `elo_pool_apply` over each other or over an input, and the two id arrays of
+/// `elo_matchmaker_tick`.
+#[test]
+fn aliased_outputs_are_refused_and_change_nothing() {
+    let pool = pool_with("{}", 4);
+    let before = ffi_save_text(pool);
+    let (a, b, s) = ([0, 2], [1, 3], [1.0f32, 0.0]);
+    let mut out = [0.0f32; 4];
+    let o = out.as_mut_ptr();
+    let apply = |d1: *mut f32, d2: *mut f32, e: *mut f32| unsafe { elo_pool_apply(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, d1, d2, e) };
+    assert_eq!(apply(o, o, null_mut()), EloResult::OverlappingBuffers);
+    assert_eq!(apply(o, unsafe { o.add(1) }, null_mut()), EloResult::OverlappingBuffers);
+    assert_eq!(apply(null_mut(), o, o), EloResult::OverlappingBuffers);
+    let mut scores = [1.0f32, 0.0];
+    assert_eq!(
+        unsafe { elo_pool_apply(pool, a.as_ptr(), b.as_ptr(), scores.as_ptr(), 2, scores.as_mut_ptr(), null_mut(), null_mut()) },
+        EloResult::OverlappingBuffers,
+        "an output over an input"
+    );
+    assert_eq!((scores, ffi_save_text(pool)), ([1.0, 0.0], before), "nothing written, nothing changed");
+    assert_eq!(apply(o, unsafe { o.add(2) }, null_mut()), EloResult::Ok);
+
+    let mut queue = null_mut();
+    assert_eq!(unsafe { elo_matchmaker_new(100.0, 10.0, 400.0, 4, 1, &mut queue) }, EloResult::Ok);
+    let (mut ids, mut pairs) = ([0u64; 4], 0);
+    let p = ids.as_mut_ptr();
+    assert_eq!(unsafe { elo_matchmaker_tick(queue, 0.0, p, p, 2, &mut pairs) }, EloResult::OverlappingBuffers);
+    assert_eq!(unsafe { elo_matchmaker_tick(queue, 0.0, p, p.add(1), 2, &mut pairs) }, EloResult::OverlappingBuffers);
+    assert_eq!(unsafe { elo_matchmaker_tick(queue, 0.0, p, p.add(2), 2, &mut pairs) }, EloResult::Ok);
+    unsafe {
+        elo_matchmaker_free(queue);
+        elo_pool_free(pool);
+    }
 }

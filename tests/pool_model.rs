@@ -133,7 +133,7 @@ proptest! {
         decay.min_league = min_league.filter(|&l| (l as usize) < base.leagues.len().max(1));
         let config = Config {
             zero_sum_total: None,
-            season_reset: ranking_elo::rating::season::SeasonReset { anchor: ranking_elo::rating::season::ResetAnchor::InitialRating, ..base.season_reset },
+            season_reset: ranking_elo::rating::season_rules::SeasonReset { anchor: ranking_elo::rating::season_rules::ResetAnchor::InitialRating, ..base.season_reset },
             decay,
             ..base
         };
@@ -160,11 +160,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-    /// SPEC 7's rule written the plainest way, without the shared offset: every player's
-    /// rating a `double`, each match rated from the ratings before it, then every player
-    /// shifted by `(T - sum) / N`. The pool (which keeps one offset and float ratings, as
-    /// the reference model does bit for bit) stays within float rounding of it, through
-    /// pairs, teams and free-for-alls.
+    /// The zero-sum rule (docs/configuration.md#zero-sum-pools) written the plainest way,
+    /// without the shared offset: every player's rating a `double`, each match rated from
+    /// the ratings before it, then every player shifted by `(T - sum) / N`. The pool (which
+    /// keeps one offset and float ratings, as the reference model does bit for bit) stays
+    /// within float rounding of it, through pairs, teams and free-for-alls.
     #[test]
     fn zero_sum_pools_follow_the_plain_rule(
         total in prop::sample::select(vec![6000.0f64, 1000.0, -300.0, 24000.0]),
@@ -212,8 +212,8 @@ proptest! {
     }
 }
 
-/// The worked examples the model must reproduce (a check of the model itself): the audit's
-/// 2v2 in a zero-sum pool, and a set player in one.
+/// The worked examples the model must reproduce (a check of the model itself): the 2v2 in
+/// a zero-sum pool that a defect once got wrong, and a set player in one.
 #[test]
 fn the_model_gives_the_documented_numbers() {
     use fuzz_checks::model::{Model, TeamSpec};

@@ -1,8 +1,8 @@
 //! Reference vectors: inputs and the exact output bits of the Rust engine, committed at
 //! `unity/Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt`. This test checks that the file matches
 //! what the engine computes now; the C# tests replay the same file through the Unity
-//! wrapper and require the same bits (SPEC 10 across languages, and on any device that
-//! runs the Unity tests).
+//! wrapper and require the same bits (`README.md#determinism-and-accuracy` across
+//! languages, and on any device that runs the Unity tests).
 //!
 //! Regenerate after an intended change of results:
 //! `RANKING_ELO_UPDATE_VECTORS=1 cargo test --test reference_vectors`.

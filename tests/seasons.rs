@@ -1,10 +1,16 @@
-//! Ladder seasons (issue 13): league hysteresis in pools, promotion and demotion events,
-//! season ends with soft resets, inactivity decay and saves of the season state.
+//! Ladder seasons (`docs/seasons.md`): league hysteresis in pools, promotion and demotion
+//! events, season ends with soft resets, inactivity decay and saves of the season state.
 
+use std::ptr::null_mut;
+
+use ranking_elo::ffi::{elo_pool_add_player_states, elo_pool_apply_decay, elo_pool_free, EloPlayerState, EloResult};
 use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
 use ranking_elo::pool::{Match, MatchOutputs, Pool};
 use ranking_elo::rating::standing::LeagueChange;
 use ranking_elo::{Config, Outcome, PlayerState, Rules};
+
+mod common;
+use common::{ffi_pool, ffi_ratings};
 
 const DAY: f64 = 86_400.0;
 
@@ -44,6 +50,10 @@ fn matches(players: usize, count: usize, seed: u64) -> Vec<Match> {
 }
 
 /// The pool's league of every player.
+fn ratings(pool: &Pool) -> Vec<f32> {
+    (0..pool.len()).map(|i| pool.rating(i).unwrap()).collect()
+}
+
 fn leagues(pool: &Pool) -> Vec<usize> {
     (0..pool.len()).map(|i| pool.league_of_player(i).unwrap()).collect()
 }
@@ -396,4 +406,80 @@ fn next_seasons_rules_keep_ratings_and_place_afresh() {
     }
     assert!((pool.refresh_total() - 45_000.0).abs() < 1e-6);
     assert_eq!(ranking_elo::save::from_json(&ranking_elo::save::to_json(&pool)).unwrap(), pool);
+}
+
+/// Rounded decay stops at the floor and at the anchor: the stop holds after the rounding
+/// (it once applied before: with `half_away_from_zero` a player at 1600 decayed to 1550
+/// below the floor 1550.5, and with the anchor, a pool mean of 1500.5, a player at 1601
+/// decayed to 1500, past it).
+#[test]
+fn rounded_decay_stops_at_the_floor_and_the_anchor() {
+    let json = r#"{"rounding":"half_away_from_zero","decay":{"grace_days":0,"points_per_day":100,"floor":1550.5}}"#;
+    let mut pool = Pool::new(Config::from_json(json).unwrap());
+    pool.add_player_states(&[PlayerState::new(1600.0)]).unwrap();
+    pool.apply_decay(10.0 * DAY, None).unwrap();
+    assert_eq!(pool.rating(0), Some(1550.5), "at the floor, not below");
+
+    let json = r#"{"rounding":"half_away_from_zero","season_reset":{"anchor":"pool_mean"},"decay":{"grace_days":0,"points_per_day":100}}"#;
+    let mut pool = Pool::new(Config::from_json(json).unwrap());
+    // Mean 1500.5: 1601, 1400 (below the anchor: never decays).
+    pool.add_player_states(&[PlayerState::new(1601.0), PlayerState::new(1400.0)]).unwrap();
+    pool.apply_decay(10.0 * DAY, None).unwrap();
+    assert_eq!(pool.rating(0), Some(1500.5), "at the anchor, not past it");
+    assert_eq!(pool.rating(1), Some(1400.0));
+
+    // The same through the C ABI.
+    let handle = ffi_pool(r#"{"rounding":"half_away_from_zero","decay":{"grace_days":0,"points_per_day":7,"floor":1570.25}}"#, 0);
+    let states = [EloPlayerState::from(PlayerState::new(1600.0))];
+    let mut first = 0;
+    assert_eq!(unsafe { elo_pool_add_player_states(handle, states.as_ptr(), 1, &mut first) }, EloResult::Ok);
+    let mut decayed = 0;
+    assert_eq!(unsafe { elo_pool_apply_decay(handle, 10.0 * DAY, null_mut(), 0, null_mut(), &mut decayed) }, EloResult::Ok);
+    assert_eq!((decayed, ffi_ratings(handle)), (1, vec![1570.25]));
+    unsafe { elo_pool_free(handle) };
+}
+
+/// The worked life cycle's configuration of docs/seasons.md.
+const LIFE_CYCLE: &str = r#"{ "k_policy": {"policy": "league"}, "demotion_margin": 30, "protected_games": 3,
+  "leagues": [ {"name": "Bronze", "min_rating": 0, "k": 40},
+               {"name": "Silver", "min_rating": 1450, "k": 32},
+               {"name": "Gold", "min_rating": 1550, "k": 24, "season_keep": 0.25},
+               {"name": "Platinum", "min_rating": 1650, "k": 16} ],
+  "season_reset": {"anchor": "initial_rating", "keep": 0.5},
+  "decay": {"grace_days": 7, "points_per_day": 4, "min_league": 2} }"#;
+
+/// Decay is the same daily or in one call, also with `min_rating` or `min_league` set:
+/// decay stops at `min_rating` and at the bound of `min_league` as at a floor (daily calls
+/// once took a Gold player at 1600 to 1516 where one call gave 1500; with `min_rating`
+/// 1580, to 1570 and 1500). This also checks the numbers of docs/seasons.md's worked
+/// example (step 4).
+#[test]
+fn decay_is_the_same_daily_or_in_one_call() {
+    let check = |json: &str, start: &[f32], days: u32| -> Vec<f32> {
+        let mut once = Pool::new(Config::from_json(json).unwrap());
+        once.add_player_states(&start.iter().map(|&r| PlayerState::new(r)).collect::<Vec<_>>()).unwrap();
+        let mut daily = once.clone();
+        for day in 1..=days {
+            daily.apply_decay(f64::from(day) * DAY, None).unwrap();
+        }
+        once.apply_decay(f64::from(days) * DAY, None).unwrap();
+        assert_eq!(daily, once, "{json}: daily calls and one call");
+        ratings(&once)
+    };
+    // docs/seasons.md, step 4: Gold at 1600 and Platinum at 1700, 32 days without a game.
+    let mut pool = Pool::new(Config::from_json(LIFE_CYCLE).unwrap());
+    pool.add_player_states(&[PlayerState::new(1600.0), PlayerState::new(1700.0), PlayerState::new(1540.0)]).unwrap();
+    let mut events = Vec::new();
+    pool.apply_decay(32.0 * DAY, Some(&mut events)).unwrap();
+    assert_eq!(ratings(&pool), [1550.0, 1600.0, 1540.0], "Gold stops at Gold's bound; Platinum loses 100; Silver does not decay");
+    assert_eq!(pool.league_counts(), [0, 1, 2, 0], "Platinum at 1600 < 1650 - 30: demoted to Gold");
+    assert_eq!(events.len(), 1);
+    assert_eq!(check(LIFE_CYCLE, &[1600.0, 1700.0, 1540.0], 32), [1550.0, 1600.0, 1540.0]);
+    // The min_rating case: 10 a day over 10 days from 1600 stops at 1580.
+    let json = r#"{"decay":{"grace_days":0,"points_per_day":10,"min_rating":1580}}"#;
+    assert_eq!(check(json, &[1600.0, 1590.0, 1575.0], 10), [1580.0, 1580.0, 1575.0]);
+    // Integer rounding with a fractional stop: the same too.
+    let json = r#"{"rounding":"truncate","decay":{"grace_days":0,"points_per_day":6,"min_rating":1577.5,"floor":1500}}"#;
+    // 1600 - 22.5 truncated to -22: 1578, at or above the stop; daily calls end there too.
+    assert_eq!(check(json, &[1600.0, 1640.25], 9), [1578.0, 1586.25]);
 }

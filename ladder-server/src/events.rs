@@ -2,7 +2,7 @@
 //! [`Pool`] applies one to every stored player, so the server runs exactly the engine's
 //! season rules. The stores only load, lock and write rows around [`run_event`].
 
-use ranking_elo::pool::{effective_rating, Pool, RatingSum};
+use ranking_elo::pool::{effective_rating, Pool, StoredPlayer};
 use ranking_elo::PlayerState;
 use serde::{Deserialize, Serialize};
 
@@ -167,7 +167,7 @@ pub struct EventRules<'a> {
 /// # Errors
 /// 500 when a stored state is refused by the engine (a damaged database).
 pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow], zero_sum: Option<ZeroSum>, decayed_through: Option<f64>, now: f64, season: i64) -> Result<EventOutcome, ApiError> {
-    let states = rows.iter().map(|row| row.state).collect();
+    let states = rows.iter().map(|row| StoredPlayer::from_fields(row.state)).collect();
     let offset = zero_sum.map_or(0.0, |z| z.offset);
     let mut pool = Pool::from_stored(rules.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
     let (results, standings, decayed_through) = match event {
@@ -207,9 +207,8 @@ pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow],
     };
     let mut writes = Vec::new();
     let mut history = Vec::new();
-    let mut stored = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
-        let state = pool.stored_player(i).ok_or_else(|| ApiError::internal("pool lost a player"))?;
+        let state = pool.stored_player(i).ok_or_else(|| ApiError::internal("pool lost a player"))?.fields();
         if state != row.state {
             writes.push((row.id, state));
         }
@@ -217,12 +216,10 @@ pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow],
         if before.to_bits() != after.to_bits() {
             history.push((row.id, before, after));
         }
-        stored.push(state.rating);
     }
     // The zero-sum numbers of the rules in force after the event (a season end may bring in
-    // another total, or none).
-    let total = pool.rules().config().zero_sum_total;
-    let zero_sum = total.map(|total| ZeroSum { total, offset: pool.offset(), sum: RatingSum::of(stored.into_iter()), players: rows.len() });
+    // another total, or none): the pool's ledger.
+    let zero_sum = ZeroSum::of(pool.ledger());
     Ok(EventOutcome { writes, zero_sum, decayed_through, standings, results, history })
 }
 

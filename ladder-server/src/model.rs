@@ -4,8 +4,9 @@
 
 use std::collections::HashMap;
 
+use ranking_elo::ladder::zero_sum::{RatingSum, StoredRating, ZeroSumLedger};
 use ranking_elo::placement::ENTRANTS;
-use ranking_elo::pool::{effective_rating, stored_rating, zero_sum_joining_rating, zero_sum_offset, RatingSum};
+use ranking_elo::pool::effective_rating;
 use ranking_elo::team::{Team, MAX_TEAM_SIZE};
 use ranking_elo::{Outcome, PlayerState, Rules};
 use serde::{Deserialize, Serialize};
@@ -262,7 +263,9 @@ pub struct PlayerRow {
     pub state: PlayerState,
 }
 
-/// A zero-sum ladder's shared numbers, read and written under the ladder row's lock.
+/// A zero-sum ladder's shared numbers, read and written under the ladder row's lock. They
+/// change only through the engine's [`ZeroSumLedger`] ([`Self::ledger`], [`Self::keep`]),
+/// exactly as a pool's do.
 #[derive(Debug, Clone, Copy)]
 pub struct ZeroSum {
     /// The configured total `T`.
@@ -276,6 +279,24 @@ pub struct ZeroSum {
 }
 
 impl ZeroSum {
+    /// The numbers of a zero-sum ladder with no player yet.
+    #[must_use]
+    pub fn new(total: f64) -> Self {
+        Self::numbers(total, &ZeroSumLedger::new(Some(total)))
+    }
+
+    /// The numbers of `ledger` when it is a zero-sum ledger (a pool's after a season end,
+    /// whose next rules may bring in another total, or none).
+    #[must_use]
+    pub fn of(ledger: &ZeroSumLedger) -> Option<Self> {
+        ledger.total().map(|total| Self::numbers(total, ledger))
+    }
+
+    /// `ledger`'s numbers under the total `total` (a zero-sum ledger always knows its sum).
+    fn numbers(total: f64, ledger: &ZeroSumLedger) -> Self {
+        Self { total, offset: ledger.offset(), sum: ledger.sum().unwrap_or_default(), players: ledger.count() }
+    }
+
     /// Parses the stored exact sum (decimal `i128`).
     ///
     /// # Errors
@@ -290,6 +311,17 @@ impl ZeroSum {
     pub fn sum_text(&self) -> String {
         self.sum.fixed_point().to_string()
     }
+
+    /// The engine's ledger of these numbers, to change them with.
+    #[must_use]
+    pub fn ledger(&self) -> ZeroSumLedger {
+        ZeroSumLedger::from_stored(self.total, self.offset, self.sum, self.players)
+    }
+
+    /// Keeps the numbers of `ledger` after a change.
+    pub fn keep(&mut self, ledger: &ZeroSumLedger) {
+        *self = Self::numbers(self.total, ledger);
+    }
 }
 
 /// The state a player joining now starts with, as stored, and (zero-sum) the ladder's
@@ -299,13 +331,13 @@ pub fn joining_state(rules: &Rules, zero_sum: Option<&mut ZeroSum>, now: f64) ->
     match zero_sum {
         None => rules.placed(PlayerState { last_played: now, ..rules.new_player() }),
         Some(z) => {
-            let rating = zero_sum_joining_rating(z.total, z.sum, z.offset, z.players);
+            let mut ledger = z.ledger();
+            let rating = ledger.joining_rating(1).unwrap_or(rules.config().initial_rating);
             let state = rules.placed(PlayerState { last_played: now, ..PlayerState::new(rating) });
-            let stored = PlayerState { rating: stored_rating(rating, z.offset), ..state };
-            z.sum.add(stored.rating);
-            z.players += 1;
-            z.offset = zero_sum_offset(z.total, z.sum, z.players);
-            stored
+            let stored = ledger.join(state.rating);
+            ledger.rebalance();
+            z.keep(&ledger);
+            PlayerState { rating: stored.to_f32(), ..state }
         }
     }
 }
@@ -368,19 +400,18 @@ pub fn apply_match(rules: &Rules, zero_sum: Option<&mut ZeroSum>, rows: &HashMap
         rules.check_player(state, &format!("result of {}", names[i])).map_err(engine)?;
     }
     let mut writes = Vec::with_capacity(after.len());
-    let offset = zero_sum.as_deref().map_or(0.0, |z| z.offset);
-    let mut sum = zero_sum.as_deref().map(|z| z.sum);
+    let mut ledger = zero_sum.as_deref().map(ZeroSum::ledger);
     for (name, state) in names.iter().zip(&after) {
         let row = &rows[*name];
-        let stored = PlayerState { rating: stored_rating(state.rating, offset), ..*state };
-        if let Some(sum) = &mut sum {
-            sum.replace(row.state.rating, stored.rating);
-        }
-        writes.push((row.id, stored));
+        let rating = match &mut ledger {
+            Some(ledger) => ledger.replace(StoredRating::from_f32(row.state.rating), state.rating).to_f32(),
+            None => state.rating,
+        };
+        writes.push((row.id, PlayerState { rating, ..*state }));
     }
-    if let (Some(z), Some(sum)) = (zero_sum, sum) {
-        z.sum = sum;
-        z.offset = zero_sum_offset(z.total, z.sum, z.players);
+    if let (Some(z), Some(mut ledger)) = (zero_sum, ledger) {
+        ledger.rebalance();
+        z.keep(&ledger);
     }
     let before = before.iter().map(|state| state.rating).collect();
     let players = names.iter().zip(after).map(|(name, state)| PlayerView { player: (*name).to_owned(), state }).collect();

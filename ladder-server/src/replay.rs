@@ -63,7 +63,7 @@ impl Rebuild {
     /// None today (kept for rules that change by season).
     pub fn new(ladder: &Ladder) -> Result<Self, ApiError> {
         let rules = ladder.initial_rules()?;
-        let zero_sum = rules.config().zero_sum_total.map(|total| ZeroSum { total, offset: 0.0, sum: ranking_elo::pool::RatingSum::of(std::iter::empty()), players: 0 });
+        let zero_sum = rules.config().zero_sum_total.map(ZeroSum::new);
         Ok(Self { rules, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1 })
     }
 

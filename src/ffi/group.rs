@@ -203,7 +203,7 @@ unsafe fn apply_teams(
         }
     }));
     let mut changes = Vec::new();
-    let mut pool = lock(pool)?;
+    let mut pool = unsafe { lock(pool)? };
     let applied = if events.as_ref().is_some_and(EventsOut::wanted) { pool.apply_teams_with_events(&matches, &mut changes) } else { pool.apply_teams(&matches) };
     applied.map_err(list_error)?;
     if let Some(events) = events {
@@ -266,7 +266,7 @@ unsafe fn apply_placements(pool: *mut EloPool, entrants: *const i32, offsets: *c
     let mut matches = reserve(count, "match_count")?;
     matches.extend((0..count).map(|m| PlacementMatch { entrants: &entrants[at(m)..at(m + 1)], places: &place_values[at(m)..at(m + 1)] }));
     let mut changes = Vec::new();
-    let mut pool = lock(pool)?;
+    let mut pool = unsafe { lock(pool)? };
     let applied = if events.as_ref().is_some_and(EventsOut::wanted) {
         pool.apply_placements_with_events(&matches, &mut changes)
     } else {

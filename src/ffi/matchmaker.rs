@@ -15,7 +15,14 @@ pub struct EloMatchmaker {
     queue: Mutex<Matchmaker>,
 }
 
-fn lock<'a>(matchmaker: *const EloMatchmaker) -> Result<MutexGuard<'a, Matchmaker>, FfiError> {
+/// Locks the queue of a handle (`ELO_RESULT_NULL_POINTER` for NULL, `ELO_RESULT_PANIC` for a
+/// queue an earlier panic left unusable).
+///
+/// # Safety
+/// A non-NULL `matchmaker` must be a live handle (from [`elo_matchmaker_new`] and not yet
+/// freed) for the returned guard's lifetime `'a`, which the caller chooses: no longer than
+/// the call.
+unsafe fn lock<'a>(matchmaker: *const EloMatchmaker) -> Result<MutexGuard<'a, Matchmaker>, FfiError> {
     let matchmaker = unsafe { arg_ref(matchmaker, "matchmaker")? };
     matchmaker
         .queue
@@ -72,7 +79,7 @@ pub unsafe extern "C" fn elo_matchmaker_free(matchmaker: *mut EloMatchmaker) {
 #[no_mangle]
 pub unsafe extern "C" fn elo_matchmaker_join(matchmaker: *mut EloMatchmaker, id: u64, rating: f32, now: f64) -> EloResult {
     ffi_boundary!(result => {
-        lock(matchmaker)?.join(id, rating, now).map_err(|error| {
+        unsafe { lock(matchmaker)? }.join(id, rating, now).map_err(|error| {
             let code = match error {
                 JoinError::DuplicateId(_) => EloResult::DuplicateId,
                 JoinError::NotFinite(_) => EloResult::NotFinite,
@@ -90,7 +97,7 @@ pub unsafe extern "C" fn elo_matchmaker_join(matchmaker: *mut EloMatchmaker, id:
 pub unsafe extern "C" fn elo_matchmaker_leave(matchmaker: *mut EloMatchmaker, id: u64, out_was_waiting: *mut u8) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_was_waiting, "out_was_waiting")? };
-        *out = u8::from(lock(matchmaker)?.leave(id));
+        *out = u8::from(unsafe { lock(matchmaker)? }.leave(id));
         Ok(())
     })
 }
@@ -103,7 +110,7 @@ pub unsafe extern "C" fn elo_matchmaker_leave(matchmaker: *mut EloMatchmaker, id
 pub unsafe extern "C" fn elo_matchmaker_len(matchmaker: *const EloMatchmaker, out_len: *mut i32) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_len, "out_len")? };
-        *out = i32::try_from(lock(matchmaker)?.len()).unwrap_or(i32::MAX);
+        *out = i32::try_from(unsafe { lock(matchmaker)? }.len()).unwrap_or(i32::MAX);
         Ok(())
     })
 }
@@ -139,7 +146,7 @@ pub unsafe extern "C" fn elo_matchmaker_tick(
         if !now.is_finite() {
             return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
         }
-        let pairs = lock(matchmaker)?.tick(now, capacity);
+        let pairs = unsafe { lock(matchmaker)? }.tick(now, capacity);
         for (i, (a, b)) in pairs.iter().enumerate() {
             out_a[i] = *a;
             out_b[i] = *b;
@@ -182,7 +189,7 @@ pub unsafe extern "C" fn elo_matchmaker_tick_teams(
         if !now.is_finite() {
             return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
         }
-        let matches = lock(matchmaker)?.tick_teams(now, team_size, capacity);
+        let matches = unsafe { lock(matchmaker)? }.tick_teams(now, team_size, capacity);
         for (m, ids) in matches.iter().enumerate() {
             out[m * per_match..(m + 1) * per_match].copy_from_slice(ids);
         }

@@ -16,7 +16,7 @@
 //!   entrant counts, offsets) before anything is copied, and copies are reserved without
 //!   aborting when memory is short;
 //! * modules depend one way: `error` (codes) ← `args` (checks) ← `events` ← `pool` ←
-//!   `season`, `group`; nothing below imports anything above it;
+//!   `seasons`, `group`; nothing below imports anything above it;
 //! * apart from the two mirrors of the tutorial class (which return `float` and
 //!   [`EloVector2`] by value, like the C# originals), every function takes and returns only
 //!   primitives, pointers and handles, with flags as `uint8_t`, so Unity's Burst compiler
@@ -41,7 +41,7 @@ pub mod messages;
 pub mod mirror;
 pub mod pool;
 pub mod rate;
-pub mod season;
+pub mod seasons;
 
 pub use batch::*;
 pub use config::*;
@@ -53,7 +53,7 @@ pub use messages::*;
 pub use mirror::*;
 pub use pool::*;
 pub use rate::*;
-pub use season::*;
+pub use seasons::*;
 
 /// The library version as a NUL-terminated UTF-8 string with static lifetime
 /// (for example `"0.1.0"`). Never NULL; do not free it.

@@ -24,8 +24,13 @@ pub struct EloPool {
     pool: Mutex<Pool>,
 }
 
-/// Locks the pool of a handle.
-pub(crate) fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Pool>, FfiError> {
+/// Locks the pool of a handle (`ELO_RESULT_NULL_POINTER` for NULL, `ELO_RESULT_PANIC` for
+/// a pool an earlier panic left unusable).
+///
+/// # Safety
+/// A non-NULL `pool` must be a live handle (from [`elo_pool_new`] and not yet freed) for
+/// the returned guard's lifetime `'a`, which the caller chooses: no longer than the call.
+pub(crate) unsafe fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Pool>, FfiError> {
     let pool = unsafe { arg_ref(pool, "pool")? };
     pool.pool.lock().map_err(|_| FfiError::new(EloResult::Panic, "the pool is unusable after an internal error"))
 }
@@ -40,7 +45,7 @@ fn index_arg(index: i32, len: usize, name: &str) -> Result<usize, FfiError> {
 /// write `query(pool, index)`.
 unsafe fn query_player<T>(pool: *const EloPool, index: i32, out: *mut T, out_name: &str, query: impl FnOnce(&Pool, usize) -> T) -> Result<(), FfiError> {
     let out = unsafe { arg_mut(out, out_name)? };
-    let pool = lock(pool)?;
+    let pool = unsafe { lock(pool)? };
     let index = index_arg(index, pool.len(), "index")?;
     *out = query(&pool, index);
     Ok(())
@@ -74,7 +79,7 @@ pub unsafe extern "C" fn elo_pool_new(config: *const EloConfig, out_pool: *mut *
 pub unsafe extern "C" fn elo_pool_set_config(pool: *mut EloPool, config: *const EloConfig) -> EloResult {
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
-        lock(pool)?.set_rules(config.rules.clone());
+        unsafe { lock(pool)? }.set_rules(config.rules.clone());
         Ok(())
     })
 }
@@ -102,7 +107,7 @@ pub unsafe extern "C" fn elo_pool_add_players(pool: *mut EloPool, count: i32, ou
     ffi_boundary!(result => {
         let count = arg_len(count, "count")?;
         let out = unsafe { arg_mut(out_first_index, "out_first_index")? };
-        let mut pool = lock(pool)?;
+        let mut pool = unsafe { lock(pool)? };
         if pool.len() + count > i32::MAX as usize {
             return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
         }
@@ -126,7 +131,7 @@ pub unsafe extern "C" fn elo_pool_add_player_states(pool: *mut EloPool, states: 
         check_disjoint(&[("out_first_index", Region::one(out_first_index.cast_const()))], &[("states", Region::of(states, n))])?;
         let states = unsafe { arg_slice(states, n, "states")? };
         let out = unsafe { arg_mut(out_first_index, "out_first_index")? };
-        let mut pool = lock(pool)?;
+        let mut pool = unsafe { lock(pool)? };
         if pool.len() + n > i32::MAX as usize {
             return Err(FfiError::new(EloResult::InvalidLength, "a pool holds at most 2^31 - 1 players"));
         }
@@ -145,7 +150,7 @@ pub unsafe extern "C" fn elo_pool_add_player_states(pool: *mut EloPool, states: 
 pub unsafe extern "C" fn elo_pool_len(pool: *const EloPool, out_len: *mut i32) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_len, "out_len")? };
-        *out = count_out(lock(pool)?.len());
+        *out = count_out(unsafe { lock(pool)? }.len());
         Ok(())
     })
 }
@@ -178,7 +183,7 @@ pub unsafe extern "C" fn elo_pool_set_player(pool: *mut EloPool, index: i32, pla
     ffi_boundary!(result => {
         let state = PlayerState::from(unsafe { arg_ref(player, "player")? });
         arg_rating(state.rating, "player.rating")?;
-        let mut pool = lock(pool)?;
+        let mut pool = unsafe { lock(pool)? };
         let index = index_arg(index, pool.len(), "index")?;
         pool.set_player(index, state)?;
         Ok(())
@@ -229,7 +234,7 @@ unsafe fn read_range<T>(
 ) -> Result<(), FfiError> {
     let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
     let out = unsafe { arg_slice_mut(out, n, out_name)? };
-    let pool = lock(pool)?;
+    let pool = unsafe { lock(pool)? };
     pool.map_range(start, out, |p| read(&pool, p)).map_err(|_| range_error(start, n, pool.len()))
 }
 
@@ -379,7 +384,7 @@ unsafe fn apply(
     let mut changes = Vec::new();
     let wants_events = events.as_ref().is_some_and(EventsOut::wanted);
     let outputs = MatchOutputs { events: wants_events.then_some(&mut changes), ..outputs };
-    let mut pool = lock(pool)?;
+    let mut pool = unsafe { lock(pool)? };
     // Every match was checked as it was read.
     let matches = matches(&pool)?;
     pool.apply_checked(&matches, Some(outputs)).map_err(list_error)?;
@@ -425,7 +430,7 @@ unsafe fn extreme(pool: *const EloPool, n: i32, out_indices: *mut i32, out_count
     check_disjoint(&[("out_indices", Region::of(out_indices.cast_const(), n)), ("out_count", Region::one(out_count.cast_const()))], &[])?;
     let out = unsafe { arg_slice_mut(out_indices, n, "out_indices")? };
     let count = unsafe { arg_mut(out_count, "out_count")? };
-    let pool = lock(pool)?;
+    let pool = unsafe { lock(pool)? };
     let indices = if best { pool.top(n) } else { pool.bottom(n) };
     for (target, index) in out.iter_mut().zip(&indices) {
         *target = count_out(*index);
@@ -469,7 +474,7 @@ pub unsafe extern "C" fn elo_pool_league_counts(pool: *const EloPool, out_counts
         let capacity = arg_len(capacity, "capacity")?;
         check_disjoint(&[("out_counts", Region::of(out_counts.cast_const(), capacity)), ("out_leagues", Region::one(out_leagues.cast_const()))], &[])?;
         let leagues = unsafe { arg_mut(out_leagues, "out_leagues")? };
-        let counts = lock(pool)?.league_counts();
+        let counts = unsafe { lock(pool)? }.league_counts();
         *leagues = count_out(counts.len());
         if capacity < counts.len() {
             return Err(FfiError::new(EloResult::BufferTooSmall, format!("capacity is {capacity} but there are {} leagues", counts.len())));
@@ -490,7 +495,7 @@ pub unsafe extern "C" fn elo_pool_league_counts(pool: *const EloPool, out_counts
 pub unsafe extern "C" fn elo_pool_total(pool: *const EloPool, out_total: *mut f64) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_total, "out_total")? };
-        *out = lock(pool)?.refresh_total();
+        *out = unsafe { lock(pool)? }.refresh_total();
         Ok(())
     })
 }
@@ -504,7 +509,7 @@ pub unsafe extern "C" fn elo_pool_total(pool: *const EloPool, out_total: *mut f6
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_to_json(pool: *const EloPool, buffer: *mut c_char, buffer_len: i32, out_len: *mut i32) -> EloResult {
     ffi_boundary!(result => {
-        let text = crate::save::to_json(&*lock(pool)?);
+        let text = crate::save::to_json(&*unsafe { lock(pool)? });
         unsafe { write_text(&text, buffer, buffer_len, out_len) }
     })
 }
@@ -520,7 +525,7 @@ pub unsafe extern "C" fn elo_pool_load_json(pool: *mut EloPool, json: *const c_c
     ffi_boundary!(result => {
         let text = unsafe { arg_utf8(json, json_len, "json")? };
         let restored = crate::save::from_json(text)?;
-        *lock(pool)? = restored;
+        *unsafe { lock(pool)? } = restored;
         Ok(())
     })
 }
@@ -535,7 +540,7 @@ pub unsafe extern "C" fn elo_pool_load_json(pool: *mut EloPool, json: *const c_c
 pub unsafe extern "C" fn elo_pool_save_file(pool: *const EloPool, path: *const c_char, path_len: i32) -> EloResult {
     ffi_boundary!(result => {
         let path = unsafe { arg_utf8(path, path_len, "path")? };
-        let pool = lock(pool)?;
+        let pool = unsafe { lock(pool)? };
         crate::save::save_file(&pool, Path::new(path))?;
         Ok(())
     })
@@ -552,7 +557,7 @@ pub unsafe extern "C" fn elo_pool_load_file(pool: *mut EloPool, path: *const c_c
     ffi_boundary!(result => {
         let path = unsafe { arg_utf8(path, path_len, "path")? };
         let restored = crate::save::load_file(Path::new(path))?;
-        *lock(pool)? = restored;
+        *unsafe { lock(pool)? } = restored;
         Ok(())
     })
 }

@@ -1,12 +1,11 @@
 //! Ladders: player pools with leagues and zero-sum totals, their team and
-//! free-for-all matches (`group_matches`), matchmaking (pairs and teams),
-//! seasons (soft resets, decay) and saves.
+//! free-for-all matches (`group_matches`), seasons (soft resets, decay) and saves.
+//! Matchmaking, which never touches a pool, is [`crate::matchmaking`].
 
+mod durable_file;
 mod fixed_point;
-pub mod group_matches;
-pub mod matchmaking;
-pub mod team_matchmaking;
 pub mod pool;
 pub mod save;
-pub mod season;
-pub mod stored;
+pub mod zero_sum;
+
+pub use pool::{group_matches, season};

@@ -20,17 +20,16 @@
 //! ```
 
 use std::fmt;
-use std::fs;
-use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::config::Config;
-use crate::player::PlayerState;
 use crate::error::MAX_POOL_RATING;
-use crate::pool::Pool;
+use crate::ladder::durable_file::{self, FileFailure};
+pub use crate::ladder::durable_file::{FileError, FileOperation};
+use crate::pool::{Pool, StoredPlayer};
 
 /// The most players a save may hold (the C ABI counts players in `int32_t`).
 pub const MAX_POOL_PLAYERS: usize = i32::MAX as usize;
@@ -66,100 +65,16 @@ impl fmt::Display for SaveError {
     }
 }
 
-/// What was being done with a file when it failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileOperation {
-    /// Saving a pool ([`save_file`]).
-    SavePool,
-    /// Loading a pool save ([`load_file`]).
-    LoadPool,
-    /// Writing a season's records (a season end with a JSON path).
-    WriteSeasonRecords,
-}
-
-impl FileOperation {
-    fn writes(self) -> bool {
-        !matches!(self, Self::LoadPool)
-    }
-}
-
-/// A file that could not be read or written: which file, what was being done, the
-/// system's error, and (in the message) what to do about it.
-#[derive(Debug)]
-pub struct FileError {
-    /// What was being done.
-    pub operation: FileOperation,
-    /// The path as the caller gave it.
-    pub path: std::path::PathBuf,
-    /// The system's error.
-    pub error: std::io::Error,
-}
-
-impl SaveError {
-    /// A failed file operation on `path`.
-    fn file(operation: FileOperation, path: &Path, error: std::io::Error) -> Self {
-        Self::Io(FileError { operation, path: path.to_path_buf(), error })
-    }
-}
-
-impl FileError {
-    /// The folder the file is in, as the message names it.
-    fn folder(&self) -> std::path::PathBuf {
-        match self.path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => std::path::PathBuf::from("."),
-        }
-    }
-
-    /// The cause in words, with what to do about it.
-    fn cause(&self) -> String {
-        use std::io::ErrorKind;
-        let folder = self.folder();
-        let folder_missing = !folder.is_dir();
-        match self.error.kind() {
-            ErrorKind::NotFound if self.operation.writes() || folder_missing => format!(
-                "the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)",
-                folder.display()
-            ),
-            ErrorKind::NotFound => "the file does not exist (nothing was saved at this path yet: check the path, or start a new pool)".to_owned(),
-            ErrorKind::PermissionDenied if self.operation.writes() => {
-                format!("permission denied (this process may not write files in the folder \"{}\")", folder.display())
-            }
-            ErrorKind::PermissionDenied => "permission denied (this process may not read the file)".to_owned(),
-            ErrorKind::NotADirectory => format!("a part of the folder path \"{}\" is a file, not a folder", folder.display()),
-            ErrorKind::IsADirectory => "the path names a folder, not a file".to_owned(),
-            _ => self.error.to_string(),
-        }
-    }
-}
-
-impl fmt::Display for FileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.operation {
-            FileOperation::SavePool => "cannot save the pool to",
-            FileOperation::LoadPool => "cannot load a pool save from",
-            FileOperation::WriteSeasonRecords => "cannot write the season records to",
-        };
-        write!(f, "{what} \"{}\": {}", self.path.display(), self.cause())?;
-        if self.path.is_relative() {
-            if let Ok(cwd) = std::env::current_dir() {
-                write!(f, " (the path is relative to the working directory \"{}\")", cwd.display())?;
-            }
-        }
-        if self.operation == FileOperation::WriteSeasonRecords {
-            f.write_str("; the season did not end: nothing was reset")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for FileError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
-}
-
 impl std::error::Error for SaveError {}
+
+impl From<FileFailure> for SaveError {
+    fn from(failure: FileFailure) -> Self {
+        match failure {
+            FileFailure::Path(message) => Self::Path(message),
+            FileFailure::Io(error) => Self::Io(error),
+        }
+    }
+}
 
 fn invalid(message: impl Into<String>) -> SaveError {
     SaveError::Invalid(message.into())
@@ -169,7 +84,8 @@ fn invalid(message: impl Into<String>) -> SaveError {
 #[serde(deny_unknown_fields)]
 struct PoolData {
     config: Config,
-    players: Vec<PlayerState>,
+    /// Ratings relative to `offset`.
+    players: Vec<StoredPlayer>,
     offset: f64,
     /// Version 1 only: the running sum of the stored ratings (checked, then recomputed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,12 +132,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[must_use]
 pub fn to_json(pool: &Pool) -> String {
     let data = PoolData {
-        config: pool.rules.config().clone(),
-        players: pool.stored_states(),
-        offset: pool.offset,
+        config: pool.rules().config().clone(),
+        players: pool.stored_players(),
+        offset: pool.offset(),
         stored_sum: None,
-        clock: pool.clock,
-        decayed_through: pool.decayed_through,
+        clock: pool.clock(),
+        decayed_through: pool.decayed_through(),
     };
     let payload = serde_json::to_string(&data).unwrap_or_else(|_| unreachable!("pool data always serializes"));
     let raw = RawValue::from_string(payload).unwrap_or_else(|_| unreachable!("serde_json output is JSON"));
@@ -239,7 +155,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !text.trim_start().starts_with('{') {
         return Err(invalid("not a save file (a save is a JSON object)"));
     }
-    let plain = |e: serde_json::Error| crate::config::plain_json_message(&e.to_string());
+    let plain = |e: serde_json::Error| crate::json_input::plain_message(&e.to_string());
     let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({})", plain(e))))?;
     if save.format != FORMAT {
         return Err(invalid(format!("format is {:?}, expected {FORMAT:?}", save.format)));
@@ -252,7 +168,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
         return Err(invalid(format!("checksum mismatch (file says {}, content hashes to {checksum}): the file is corrupted", save.checksum)));
     }
     let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
-    crate::config::objects_only(&value, "pool").map_err(invalid)?;
+    crate::json_input::objects_only(&value, "pool").map_err(invalid)?;
     let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
     if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
@@ -266,6 +182,7 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     }
     let leagues = rules.config().leagues.len().max(1);
     for (i, player) in data.players.iter().enumerate() {
+        let player = player.fields();
         if !(player.rating.is_finite() && f64::from(player.rating.abs()) <= MAX_POOL_RATING) {
             return Err(invalid(format!("pool.players[{i}].rating must be a finite number within 2^55")));
         }
@@ -285,15 +202,13 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !data.clock.is_finite() || data.decayed_through.is_some_and(|t| !t.is_finite()) {
         return Err(invalid("pool.clock and pool.decayed_through must be finite numbers"));
     }
-    let mut pool = Pool::from_parts(rules, data.players, data.offset);
-    pool.clock = data.clock;
-    pool.decayed_through = data.decayed_through;
+    let mut pool = Pool::from_parts(rules, data.players, data.offset, data.clock, data.decayed_through);
     match (save.version, data.stored_sum) {
         (1, Some(stored)) => {
             // Version 1 kept a running f64 sum; accept it when it agrees with the players
             // to within its own rounding, then use the exact sum.
             let exact = pool.total();
-            let tolerance = pool.magnitude_bound.max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
+            let tolerance = pool.ledger().bound().max(1.0) * (pool.len() as f64 + 1.0) * f64::EPSILON * 4.0;
             if !stored.is_finite() || (stored - exact).abs() > tolerance {
                 return Err(invalid(format!("pool.stored_sum {stored} does not match the players' ratings (sum {exact})")));
             }
@@ -315,29 +230,6 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
 /// of filling memory.
 pub const MAX_SAVE_BYTES: u64 = i32::MAX as u64;
 
-/// The part of a temporary file's name after the save's own name; a leftover with this
-/// pattern is recognisably ours.
-const TEMPORARY_MARK: &str = ".ranking-elo-tmp-";
-
-/// Leftover temporary files older than this are from a save that crashed: no save takes
-/// that long, so they are removed.
-const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Checks that `path` names a file: not empty, not a folder (`/`, `d/..`, `d/`).
-///
-/// # Errors
-/// [`SaveError::Path`] naming the problem.
-fn file_name_of(path: &Path) -> Result<&std::ffi::OsStr, SaveError> {
-    if path.as_os_str().is_empty() {
-        return Err(SaveError::Path("the path is empty".to_owned()));
-    }
-    let trailing_separator = path.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]);
-    match path.file_name() {
-        Some(name) if !trailing_separator => Ok(name),
-        _ => Err(SaveError::Path(format!("{} does not name a file", path.display()))),
-    }
-}
-
 /// Writes the pool to `path` atomically and safely under concurrent saves: the JSON goes
 /// to a new temporary file beside `path` with a name no other save uses (process id, a
 /// per-process counter and a random part), created exclusively (an existing file or a
@@ -350,97 +242,7 @@ fn file_name_of(path: &Path) -> Result<&std::ffi::OsStr, SaveError> {
 /// [`SaveError::Path`] when `path` names no file; [`SaveError::Io`] when the file or the
 /// folder cannot be written or flushed (the temporary file is removed).
 pub fn save_file(pool: &Pool, path: &Path) -> Result<(), SaveError> {
-    file_name_of(path)?;
-    write_atomic(path, &to_json(pool), FileOperation::SavePool)
-}
-
-/// Writes `text` to `path` the way [`save_file`] writes a save: a new, exclusively
-/// created temporary file beside it, flushed, renamed over `path`, the folder flushed.
-///
-/// # Errors
-/// As [`save_file`]; the error names `operation`.
-pub(crate) fn write_atomic(path: &Path, text: &str, operation: FileOperation) -> Result<(), SaveError> {
-    let file_name = file_name_of(path)?;
-    let folder = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut prefix = file_name.to_os_string();
-    prefix.push(TEMPORARY_MARK);
-    remove_leftovers(&folder, &prefix);
-    let (temporary, file) = create_temporary(&folder, &prefix).map_err(|error| SaveError::file(operation, path, error))?;
-    let write = |mut file: fs::File| -> std::io::Result<()> {
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        // Closed before the rename: Windows cannot rename a file that is still open.
-        drop(file);
-        fs::rename(&temporary, path)?;
-        sync_folder(&folder)
-    };
-    write(file).map_err(|error| {
-        let _ = fs::remove_file(&temporary);
-        SaveError::file(operation, path, error)
-    })
-}
-
-/// Creates a new temporary file `<folder>/<prefix><pid>-<counter>-<random>` exclusively.
-fn create_temporary(folder: &Path, prefix: &std::ffi::OsStr) -> std::io::Result<(std::path::PathBuf, fs::File)> {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut last_error = None;
-    for _ in 0..16 {
-        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        // RandomState is seeded from the system's randomness once per process and varies per
-        // instance: enough to keep two processes with a recycled pid apart.
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(count);
-        let mut name = prefix.to_os_string();
-        name.push(format!("{}-{count}-{:016x}", std::process::id(), hasher.finish()));
-        let candidate = folder.join(name);
-        match fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
-            Ok(file) => return Ok((candidate, file)),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(error),
-            Err(error) => return Err(error),
-        }
-    }
-    Err(last_error.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
-}
-
-/// Removes `<prefix>…` files in `folder` older than [`LEFTOVER_AGE`] (symbolic links
-/// included, never followed). Best effort: errors are ignored.
-fn remove_leftovers(folder: &Path, prefix: &std::ffi::OsStr) {
-    let Ok(entries) = fs::read_dir(folder) else { return };
-    let prefix = prefix.as_encoded_bytes();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.as_encoded_bytes().starts_with(prefix) {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > LEFTOVER_AGE);
-        if old {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Flushes a folder's entries to disk (Unix; Windows cannot open folders as files and
-/// makes renames durable itself).
-fn sync_folder(folder: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        fs::File::open(folder)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = folder;
-        Ok(())
-    }
+    Ok(durable_file::write_atomic(path, &to_json(pool), FileOperation::SavePool)?)
 }
 
 /// Reads a pool from a file written by [`save_file`]. Only regular files are read (a
@@ -451,31 +253,7 @@ fn sync_folder(folder: &Path) -> std::io::Result<()> {
 /// cannot be opened or read or is not a regular file, [`SaveError::Invalid`] for a file
 /// that is too large, not UTF-8, or invalid as [`from_json`] says.
 pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
-    use std::io::Read as _;
-    file_name_of(path)?;
-    let failed = |error| SaveError::file(FileOperation::LoadPool, path, error);
-    let not_regular = || failed(std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file (a folder, device or pipe)"));
-    let metadata = fs::metadata(path).map_err(failed)?;
-    if metadata.is_dir() {
-        return Err(failed(std::io::ErrorKind::IsADirectory.into()));
-    }
-    if !metadata.is_file() {
-        return Err(not_regular());
-    }
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        // Never block in open() should the file have been swapped for a FIFO meanwhile.
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(failed)?;
-    if !file.metadata().map_err(failed)?.is_file() {
-        return Err(not_regular());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_SAVE_BYTES + 1).read_to_end(&mut bytes).map_err(failed)?;
+    let bytes = durable_file::read_regular(path, FileOperation::LoadPool, MAX_SAVE_BYTES)?;
     if bytes.len() as u64 > MAX_SAVE_BYTES {
         return Err(invalid(format!("the file is larger than {MAX_SAVE_BYTES} bytes")));
     }
@@ -485,6 +263,8 @@ pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
     use crate::config::Rules;
     use crate::pool::Match;
@@ -572,7 +352,7 @@ mod tests {
         fs::create_dir_all(dir.join("folder.json")).unwrap();
         let message = load_file(&dir.join("folder.json")).unwrap_err().to_string();
         assert!(message.ends_with("the path names a folder, not a file"), "{message}");
-        let message = write_atomic(&into_missing_folder, "{}", FileOperation::WriteSeasonRecords).unwrap_err().to_string();
+        let message = SaveError::from(durable_file::write_atomic(&into_missing_folder, "{}", FileOperation::WriteSeasonRecords).unwrap_err()).to_string();
         assert!(message.starts_with("cannot write the season records to") && message.ends_with("nothing was reset"), "{message}");
         let relative = load_file(Path::new("ranking-elo-no-such-save.json")).unwrap_err().to_string();
         assert!(relative.contains("relative to the working directory"), "{relative}");

@@ -22,21 +22,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, Error, RATING_BOUND};
 use crate::expected::{Expectation, ExpectedScoreModel};
+use crate::json_input;
 use crate::kpolicy::KPolicy;
 use crate::league::{check_factor, check_rating_setting, Leagues};
 use crate::outcome::Outcome;
 
-/// Default initial rating `R_0` (004).
+/// Default initial rating `R_0` (`docs/configuration.md#ratings`).
 pub const DEFAULT_INITIAL_RATING: f32 = 1500.0;
 
 /// How the two players' K factors combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KCombine {
-    /// Each player uses their own K (001); not zero-sum when the K differ.
+    /// Each player uses their own K; not zero-sum when the K differ.
     #[default]
     PerPlayer,
-    /// Both use `(K_A + K_B) / 2` (002): zero-sum.
+    /// Both use `(K_A + K_B) / 2`: zero-sum.
     Average,
 }
 
@@ -47,7 +48,7 @@ pub enum Rounding {
     /// Fractional ratings.
     #[default]
     None,
-    /// Toward zero, as 003's integer Elo (`(int)` cast).
+    /// Toward zero, as integer Elo with an `(int)` cast.
     Truncate,
     /// To the nearest integer, halves away from zero (FIDE).
     HalfAwayFromZero,
@@ -70,10 +71,10 @@ impl Rounding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PointsKTerm {
-    /// The points share `P_X / (P_X + P_Y)` (004's first way; the default).
+    /// The points share `P_X / (P_X + P_Y)` (the default).
     #[default]
     Share,
-    /// The match result: 1, 1/2 or 0 (004's extended formula).
+    /// The match result: 1, 1/2 or 0 (the points then feed only `L`).
     Result,
 }
 
@@ -94,13 +95,13 @@ pub struct Config {
     pub streak_alpha: f64,
     /// Score in the K term when points are reported: the share (default) or the result.
     pub points_k_term: PointsKTerm,
-    /// Score-share bonus `L` (004).
+    /// Score-share bonus `L` (`docs/configuration.md#results-and-bonuses`).
     pub score_share_bonus: f64,
-    /// Victory bonus `V` (004).
+    /// Victory bonus `V` (`docs/configuration.md#results-and-bonuses`).
     pub victory_bonus: f64,
     /// Rounding of rating changes.
     pub rounding: Rounding,
-    /// Rating floor `R_min` (004); `None` for no floor.
+    /// Rating floor `R_min`; `None` for no floor (`docs/configuration.md#ratings`).
     pub min_rating: Option<f32>,
     /// Rating of a new player `R_0`.
     pub initial_rating: f32,
@@ -115,14 +116,14 @@ pub struct Config {
     /// What a free-for-all's summed pair terms are divided by.
     pub placement_normalization: crate::rating::placement::PlacementNormalization,
     /// League hysteresis: a player is demoted only once the rating is more than this
-    /// below the held league's lower bound (0: at the bound, as the seeds do).
+    /// below the held league's lower bound (0: at the bound, as plain leagues by rating).
     pub demotion_margin: f64,
     /// Games after a promotion during which no demotion happens (0: none).
     pub protected_games: u32,
     /// The soft reset at a season's end.
-    pub season_reset: crate::rating::season::SeasonReset,
+    pub season_reset: crate::rating::season_rules::SeasonReset,
     /// Inactivity decay (off unless `points_per_day` is set).
-    pub decay: crate::rating::season::Decay,
+    pub decay: crate::rating::season_rules::Decay,
 }
 
 impl Default for Config {
@@ -146,8 +147,8 @@ impl Default for Config {
             placement_normalization: crate::rating::placement::PlacementNormalization::NMinusOne,
             demotion_margin: 0.0,
             protected_games: 0,
-            season_reset: crate::rating::season::SeasonReset::default(),
-            decay: crate::rating::season::Decay::default(),
+            season_reset: crate::rating::season_rules::SeasonReset::default(),
+            decay: crate::rating::season_rules::Decay::default(),
         }
     }
 }
@@ -162,27 +163,11 @@ impl Config {
     /// names the field.
     pub fn from_json(json: &str) -> Result<Rules, Error> {
         let value: serde_json::Value = serde_json::from_str(json).map_err(|error| Error::InvalidJson(error.to_string()))?;
-        objects_only(&value, "").map_err(Error::InvalidJson)?;
+        json_input::objects_only(&value, "").map_err(Error::InvalidJson)?;
         let mut deserializer = serde_json::Deserializer::from_str(json);
-        let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let path = error.path().to_string();
-            let inner = error.into_inner();
-            let mut plain = plain_json_message(&inner.to_string());
-            if plain.starts_with("expected value") {
-                // A name (an enum's value) given as something else, such as a number:
-                // ask serde for the names by offering one that cannot exist.
-                let position = plain.find(" at line ").map_or("", |at| &plain[at..]).to_owned();
-                plain = expected_names(&value, &path).map_or(plain, |names| {
-                    let got = value.pointer(&pointer(&path)).map_or_else(String::new, |v| format!(" (got {})", describe(v)));
-                    format!("expected {names}{got}{position}")
-                });
-            }
-            let message = if path.is_empty() || path == "." { plain } else { format!("{path}: {plain}") };
-            if inner.is_data() && inner.to_string().starts_with("unknown field") {
-                Error::UnknownJsonField(message)
-            } else {
-                Error::InvalidJson(message)
-            }
+        let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| match json_input::explain::<Self>(error, &value) {
+            json_input::Explained { message, unknown_field: true } => Error::UnknownJsonField(message),
+            json_input::Explained { message, unknown_field: false } => Error::InvalidJson(message),
         })?;
         deserializer
             .end()
@@ -258,147 +243,6 @@ impl Config {
             config: self,
         })
     }
-}
-
-/// A serde message in plain words: `invalid type: string "30", expected f64` becomes
-/// `expected a number (got the string "30")`, an unknown variant `up` becomes
-/// `unknown value "up": expected one of "none", …`, and so on; the position
-/// (`at line 1 column 24`) is kept. Messages it does not recognise pass unchanged.
-#[must_use]
-pub(crate) fn plain_json_message(message: &str) -> String {
-    let (body, position) = match message.rfind(" at line ") {
-        Some(at) => message.split_at(at),
-        None => (message, ""),
-    };
-    let quoted = |text: &str| text.replace('`', "\"");
-    let plain = if let Some(rest) = body.strip_prefix("invalid type: ").or_else(|| body.strip_prefix("invalid value: ")) {
-        match rest.rsplit_once(", expected ") {
-            Some((got, expected)) => {
-                let whole = matches!(expected, "u8" | "u16" | "u32" | "u64" | "usize");
-                let expected = match expected {
-                    "f32" | "f64" => "a number".to_owned(),
-                    "u8" | "u16" | "u32" | "u64" | "usize" if got.starts_with("integer `-") => {
-                        format!("a whole number from 0 to {}", max_of(expected))
-                    }
-                    _ if whole => "a whole number".to_owned(),
-                    "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_owned(),
-                    "a sequence" => "a list ([...])".to_owned(),
-                    "a boolean" | "bool" => "true or false".to_owned(),
-                    other if other.starts_with("struct ") || other.starts_with("internally tagged enum ") || other == "a map" => {
-                        "an object ({...})".to_owned()
-                    }
-                    other => quoted(other),
-                };
-                format!("expected {expected} (got {})", plain_got(got))
-            }
-            None => body.to_owned(),
-        }
-    } else if let Some(rest) = body.strip_prefix("unknown variant ") {
-        match rest.split_once(", expected ") {
-            Some((got, expected)) => format!("unknown value {}: expected {}", quoted(got), quoted(expected)),
-            None => quoted(body),
-        }
-    } else if let Some(field) = body.strip_prefix("missing field ") {
-        format!("the field {} is missing (it is required here)", quoted(field))
-    } else if body.starts_with("unknown field ") {
-        quoted(body)
-    } else {
-        body.to_owned()
-    };
-    format!("{plain}{position}")
-}
-
-/// The largest value of an unsigned type, by its name in serde's messages.
-fn max_of(unsigned: &str) -> u64 {
-    match unsigned {
-        "u8" => u64::from(u8::MAX),
-        "u16" => u64::from(u16::MAX),
-        "u32" => u64::from(u32::MAX),
-        _ => u64::MAX,
-    }
-}
-
-/// serde's name of an unexpected value in words: `string "30"` is `the string "30"`,
-/// ``integer `5` `` is `the number 5`, `map` is `an object`.
-fn plain_got(got: &str) -> String {
-    let inner = |prefix: &str| got.strip_prefix(prefix).map(|rest| rest.trim_matches('`').to_owned());
-    if got.starts_with("string ") {
-        format!("the {got}")
-    } else if let Some(number) = inner("integer ").or_else(|| inner("floating point ")) {
-        format!("the number {number}")
-    } else if let Some(flag) = inner("boolean ") {
-        flag
-    } else {
-        match got {
-            "map" => "an object".to_owned(),
-            "sequence" => "a list".to_owned(),
-            "unit value" | "null" => "null".to_owned(),
-            other => other.to_owned(),
-        }
-    }
-}
-
-/// The JSON keys whose values are lists (of objects) in configurations and saves.
-const LIST_KEYS: [&str; 3] = ["leagues", "tiers", "players"];
-
-/// A serde path such as `leagues[0].name` as a JSON pointer (`/leagues/0/name`).
-fn pointer(path: &str) -> String {
-    format!("/{}", path.replace(['.', '['], "/").replace(']', ""))
-}
-
-/// A JSON value in words, for "(got …)".
-fn describe(value: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match value {
-        Value::String(text) => format!("the string {text:?}"),
-        Value::Number(number) => format!("the number {number}"),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Null => "null".to_owned(),
-        Value::Array(_) => "a list".to_owned(),
-        Value::Object(_) => "an object".to_owned(),
-    }
-}
-
-/// The names serde accepts at `path` (an enum given as a name), found by offering a name
-/// that cannot exist and reading the list from serde's answer.
-fn expected_names(value: &serde_json::Value, path: &str) -> Option<String> {
-    let mut probe = value.clone();
-    let slot = probe.pointer_mut(&pointer(path))?;
-    *slot = serde_json::Value::String("\u{1}".to_owned());
-    let error = serde_json::from_value::<Config>(probe).err()?.to_string();
-    let names = error.split_once("unknown variant ")?.1.split_once(", expected ")?.1;
-    let names = names.split(" at line ").next().unwrap_or(names);
-    Some(names.replace('`', "\""))
-}
-
-/// Checks that `value` uses objects for every record: serde would otherwise read a record
-/// given as an array by position (`[{"model": "linear"}, 5]` as a configuration), which
-/// is never what a user meant. Arrays are allowed only under [`LIST_KEYS`], and hold
-/// objects.
-///
-/// # Errors
-/// The path of the first array found where an object belongs.
-pub(crate) fn objects_only(value: &serde_json::Value, path: &str) -> Result<(), String> {
-    use serde_json::Value;
-    let Value::Object(map) = value else {
-        let what = if value.is_array() { "an array" } else { "a single value" };
-        let at = if path.is_empty() { "the configuration" } else { path };
-        return Err(format!("{at}: expected an object ({{...}}), found {what}"));
-    };
-    for (key, item) in map {
-        let at = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-        match item {
-            Value::Object(_) => objects_only(item, &at)?,
-            Value::Array(items) if LIST_KEYS.contains(&key.as_str()) => {
-                for (i, element) in items.iter().enumerate() {
-                    objects_only(element, &format!("{at}[{i}]"))?;
-                }
-            }
-            Value::Array(_) => return Err(format!("{at}: expected an object or a single value, found an array")),
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 /// A validated [`Config`] with the constants of its formulas precomputed: what every

@@ -18,7 +18,7 @@
 //!   tail (`x <= -2.5`, where values are small).
 //!
 //! Expected scores are returned to callers as `f32`; the test
-//! `expected_score_error_sweep` (in `src/expected.rs`) measures the end-to-end absolute
+//! `expected_score_error_sweep` (in `src/rating/expected.rs`) measures the end-to-end absolute
 //! error of `E` against an `f64` libm reference over rating differences −4000…4000, and
 //! the README and the crate documentation quote its figure.
 

@@ -17,7 +17,7 @@ use crate::error::ConfigError;
 
 /// Default logistic scale `c`.
 pub const DEFAULT_LOGISTIC_SCALE: f64 = 400.0;
-/// Default slope `k` of the linear model (002).
+/// Default slope `k` of the linear model (`docs/configuration.md#expected-score`).
 pub const DEFAULT_LINEAR_SLOPE: f64 = 0.001;
 /// Default per-player spread `beta` of the normal model (Arpad Elo's 200).
 pub const DEFAULT_NORMAL_BETA: f64 = 200.0;
@@ -32,7 +32,7 @@ pub enum ExpectedScoreModel {
         #[serde(default = "default_logistic_scale")]
         c: f64,
     },
-    /// `E_A = clamp(0.5 + k (R_A - R_B), 0, 1)`, the linear expectation of 002.
+    /// `E_A = clamp(0.5 + k (R_A - R_B), 0, 1)`, the linear expectation.
     Linear {
         /// Slope per rating point.
         #[serde(default = "default_linear_slope")]

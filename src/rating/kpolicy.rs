@@ -238,8 +238,9 @@ mod tests {
         assert_eq!(fide.k_for(&player(2400.0, 100), &none), 10.0);
         let sticky = PlayerState { has_reached_2400: true, ..player(2350.0, 100) };
         assert_eq!(fide.k_for(&sticky, &none), 10.0);
-        // Audit finding: a junior below 2300 who once reached 2400 got 40; the seeds say
-        // K stays 10 for good once 2400 is reached, ahead of the junior rule.
+        // A junior below 2300 who once reached 2400 got 40 (a defect fixed since): K stays
+        // 10 for good once 2400 is reached, ahead of the junior rule
+        // (docs/configuration.md#k-how-far-a-rating-moves).
         let fallen_junior = PlayerState { is_junior: true, has_reached_2400: true, ..player(2250.0, 100) };
         assert_eq!(fide.k_for(&fallen_junior, &none), 10.0);
         // The flag is set by a game that ends at 2400 or more.

@@ -113,7 +113,7 @@ impl Leagues {
                 check_factor(v, &at("victory_bonus"))?;
             }
             if let Some(keep) = league.season_keep {
-                crate::rating::season::check_keep(keep, &at("season_keep"))?;
+                crate::rating::season_rules::check_keep(keep, &at("season_keep"))?;
             }
         }
         Ok(())

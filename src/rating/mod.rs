@@ -11,7 +11,7 @@ pub mod league;
 pub mod outcome;
 pub mod placement;
 pub mod player;
-pub mod season;
+pub mod season_rules;
 pub mod standing;
 pub mod team;
 pub mod update;

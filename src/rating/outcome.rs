@@ -41,7 +41,8 @@ impl Outcome {
     }
 
     /// The score from the points both players scored: `S_A = P_A / (P_A + P_B)`, and
-    /// `0 : 0` counts as a draw (004). This is the default `points_k_term = "share"`;
+    /// `0 : 0` counts as a draw. This is the default `points_k_term = "share"`
+    /// (`docs/configuration.md#results-and-bonuses`);
     /// [`Rules::outcome_from_points`](crate::Rules::outcome_from_points) follows the
     /// configuration.
     ///
@@ -53,7 +54,8 @@ impl Outcome {
     }
 
     /// A result given as a score (for example a plain win) plus the points scored, which
-    /// feed only the score-share bonus `L` (004's "less elegant but more control" form).
+    /// feed only the score-share bonus `L` (`points_k_term = "result"`,
+    /// `docs/configuration.md#results-and-bonuses`).
     ///
     /// # Errors
     /// As [`Self::from_score`] and [`Self::from_points`].

@@ -127,7 +127,7 @@ impl Rules {
                 let (k_i, k_j) = match self.config.k_combine {
                     KCombine::PerPlayer => (k[i], k[j]),
                     KCombine::Average => {
-                        #[allow(clippy::manual_midpoint, reason = "002's formula, as the pair rule writes it")]
+                        #[allow(clippy::manual_midpoint, reason = "k_combine's formula, as the pair rule writes it")]
                         let both = (k[i] + k[j]) / 2.0;
                         (both, both)
                     }

@@ -21,7 +21,8 @@ pub struct PlayerState {
     /// Rated games played so far.
     #[serde(default)]
     pub games_played: u32,
-    /// Consecutive wins; a loss or a draw resets it to 0 (002).
+    /// Consecutive wins; a loss or a draw resets it to 0 (the streak penalty's `s`,
+    /// `docs/configuration.md#k-how-far-a-rating-moves`).
     #[serde(default)]
     pub win_streak: u32,
     /// Games this player plays in the current rating period (FIDE's 700 rule); 0 when

@@ -1,7 +1,8 @@
-//! Leagues with hysteresis: where a player stands after a game (issue 13).
+//! Leagues with hysteresis: where a player stands after a game
+//! (`docs/seasons.md#leagues-with-hysteresis`).
 //!
 //! Promotion happens the moment the rating reaches a higher league's lower bound, as in
-//! the seeds (002, 004). Demotion waits: a player leaves league `j` only when the rating
+//! plain leagues by rating. Demotion waits: a player leaves league `j` only when the rating
 //! falls below `min_rating_j - demotion_margin`, and not at all during the
 //! `protected_games` games that follow a promotion. The league is therefore part of the
 //! player's state ([`PlayerState::league`]); with a margin of 0 and no protected games it

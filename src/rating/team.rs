@@ -211,7 +211,7 @@ impl Rules {
             let own_k = self.k_in_league(member, league);
             let k = match self.config.k_combine {
                 crate::config::KCombine::PerPlayer => own_k,
-                #[allow(clippy::manual_midpoint, reason = "002's formula, as the pair rule writes it")]
+                #[allow(clippy::manual_midpoint, reason = "k_combine's formula, as the pair rule writes it")]
                 crate::config::KCombine::Average => (own_k + other.mean_k) / 2.0,
             };
             let multiplier = self.streak_penalty(member.win_streak) * other.mean_penalty;

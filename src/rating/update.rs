@@ -50,7 +50,8 @@ impl SideTerms {
 /// `multiplier` is the streak multiplier `M`; `floor` is `R_min` (`-inf` for none).
 /// When both K are equal, B's K term is the exact negation of A's, so the K part of the
 /// update is zero-sum in floating point too, and with rounding and `L = V = 0` the rounded
-/// change of A is applied negated to B, exactly as 003 does.
+/// change of A is applied negated to B, as integer Elo does (`rounding`,
+/// `docs/configuration.md#ratings`).
 #[inline(always)]
 #[must_use]
 #[allow(clippy::too_many_arguments)] // the formula's own inputs; grouped structs would only rename them
@@ -70,7 +71,7 @@ pub fn rate_ratings(
 }
 
 /// [`rate_ratings`] after the expected score: the part shared by every entry point,
-/// including the vectorized batch kernel (`src/kernel.rs`), so they agree bit for bit.
+/// including the vectorized batch kernel (`src/batch/kernel.rs`), so they agree bit for bit.
 #[inline(always)]
 #[must_use]
 #[allow(clippy::too_many_arguments)] // as rate_ratings
@@ -175,7 +176,7 @@ impl Rules {
         match self.config.k_combine {
             KCombine::PerPlayer => (k_a, k_b),
             KCombine::Average => {
-                #[allow(clippy::manual_midpoint, reason = "the formula of 002, written as the spec states it")]
+                #[allow(clippy::manual_midpoint, reason = "k_combine's formula as docs/configuration.md writes it")]
                 let k = (k_a + k_b) / 2.0;
                 (k, k)
             }

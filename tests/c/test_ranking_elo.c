@@ -590,8 +590,8 @@ static void test_issue_18_audit(void) {
     CHECK_CODE(elo_pool_apply_placements(pool, team, huge_ffa, 1, places), ELO_RESULT_OUT_OF_RANGE);
     const int32_t falling[3] = {0, 2, 1};
     CHECK_CODE(elo_pool_apply_teams(pool, team, falling, 1, NULL, win), ELO_RESULT_INVALID_LENGTH);
-    /* A bad pair changes nothing either (tests/teams_seasons_audit.rs gives lists of
-       INT32_MAX matches in sparse buffers). */
+    /* A bad pair changes nothing either (tests/c_abi.rs gives lists of INT32_MAX
+       matches in sparse buffers). */
     const int32_t same[1] = {0};
     CHECK_CODE(elo_pool_apply(pool, same, same, win, 1, NULL, NULL, NULL), ELO_RESULT_SAME_PLAYER);
     float after[4];

@@ -72,3 +72,64 @@ pub fn ffi_ratings(pool: *const ranking_elo::ffi::EloPool) -> Vec<f32> {
     assert_eq!(unsafe { elo_pool_get_ratings(pool, 0, len, out.as_mut_ptr()) }, EloResult::Ok);
     out
 }
+
+/// A configuration from JSON through the C ABI: the result code and the handle (NULL on
+/// failure; the caller frees it).
+#[allow(dead_code)]
+pub fn ffi_try_config(json: &str) -> (ranking_elo::ffi::EloResult, *mut ranking_elo::ffi::EloConfig) {
+    let mut handle = std::ptr::null_mut();
+    let code = unsafe { ranking_elo::ffi::elo_config_from_json(json.as_ptr().cast(), json.len() as i32, &mut handle) };
+    (code, handle)
+}
+
+/// The result code of reading a configuration through the C ABI (the handle is freed).
+#[allow(dead_code)]
+pub fn ffi_config_code(json: &str) -> ranking_elo::ffi::EloResult {
+    let (code, handle) = ffi_try_config(json);
+    unsafe { ranking_elo::ffi::elo_config_free(handle) };
+    code
+}
+
+/// A pool's total, read through the C ABI.
+#[allow(dead_code)]
+pub fn ffi_total(pool: *const ranking_elo::ffi::EloPool) -> f64 {
+    let mut total = f64::NAN;
+    assert_eq!(unsafe { ranking_elo::ffi::elo_pool_total(pool, &mut total) }, ranking_elo::ffi::EloResult::Ok);
+    total
+}
+
+/// Sets player `index`'s rating through the C ABI (the rest of its state kept).
+#[allow(dead_code)]
+pub fn ffi_set_rating(pool: *mut ranking_elo::ffi::EloPool, index: i32, rating: f32) -> ranking_elo::ffi::EloResult {
+    use ranking_elo::ffi::{elo_pool_get_player, elo_pool_set_player, EloPlayerState};
+    let mut state = EloPlayerState::from(ranking_elo::PlayerState::new(rating));
+    unsafe { elo_pool_get_player(pool, index, &mut state) };
+    state.rating = rating;
+    unsafe { elo_pool_set_player(pool, index, &state) }
+}
+
+/// A pool's save, written through the C ABI.
+#[allow(dead_code)]
+pub fn ffi_save_text(pool: *const ranking_elo::ffi::EloPool) -> String {
+    use ranking_elo::ffi::{elo_pool_to_json, EloResult};
+    let mut len = 0;
+    unsafe { elo_pool_to_json(pool, std::ptr::null_mut(), 0, &mut len) };
+    let mut buffer = vec![0u8; len as usize + 1];
+    assert_eq!(unsafe { elo_pool_to_json(pool, buffer.as_mut_ptr().cast(), len + 1, &mut len) }, EloResult::Ok);
+    String::from_utf8(buffer[..len as usize].to_vec()).unwrap()
+}
+
+/// Loads a save into a pool through the C ABI.
+#[allow(dead_code)]
+pub fn ffi_load_text(pool: *mut ranking_elo::ffi::EloPool, text: &str) -> ranking_elo::ffi::EloResult {
+    unsafe { ranking_elo::ffi::elo_pool_load_json(pool, text.as_ptr().cast(), text.len() as i32) }
+}
+
+/// An empty folder of the system's temporary folder for one test (`name`) of this process.
+#[allow(dead_code)]
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ranking-elo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,13 +1,13 @@
-//! A reference model of pools (SPEC 7, docs/seasons.md, docs/teams.md), written the plain
-//! way to check the engine's pools against, bit for bit.
+//! A reference model of pools (docs/ranges.md#the-pools-total, docs/seasons.md,
+//! docs/teams.md), written the plain way to check the engine's pools against, bit for bit.
 //!
 //! It applies every match on its own with the single-match functions of the rules
 //! (`Rules::rate_players`, `Rules::rate_teams`, `Rules::rate_placements`, each checking its
 //! input), one match after the other, and writes out the rest of a pool's documented
 //! arithmetic by hand, the slow and obvious way:
 //!
-//! * **Zero-sum.** The pool's documented representation (`Pool`'s documentation): each
-//!   player's rating `s_i` is stored relative to one shared offset `o`; a rating is
+//! * **Zero-sum.** The pool's documented representation (`ranking_elo::ladder::zero_sum`):
+//!   each player's rating `s_i` is stored relative to one shared offset `o`; a rating is
 //!   `f32(s_i + o)`; every new rating of one match is stored as `f32(r - o)` against the
 //!   offset of before the match; then `o = (T - S) / N`, with `S` the players' stored
 //!   ratings summed exactly as docs/ranges.md defines it, recomputed from every player
@@ -15,7 +15,7 @@
 //!   "Bit for bit" in a zero-sum pool means exactly this: the same stored ratings, the
 //!   same offset, so the same current ratings. (Shifting every player's `f32` rating by
 //!   `(T - S) / N` after each match would round differently, and cost O(N) per match,
-//!   which SPEC 7 rules out.)
+//!   which the pool's O(1) per match rules out.)
 //! * **Leagues.** Matches settle leagues through the rules (hysteresis); decay's demotion
 //!   and a season end's placement are written here from docs/seasons.md.
 //! * **Decay, season ends, new rules, sets, adds, the clock**, each as docs/seasons.md and
@@ -25,7 +25,7 @@
 //! the engine's business and tested elsewhere.
 
 use ranking_elo::config::Rounding;
-use ranking_elo::rating::season::{ResetAnchor, SECONDS_PER_DAY};
+use ranking_elo::rating::season_rules::{ResetAnchor, SECONDS_PER_DAY};
 use ranking_elo::team::Team;
 use ranking_elo::{Outcome, PlayerState, Rules};
 

@@ -20,7 +20,7 @@ use ranking_elo::kpolicy::KPolicy;
 use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
 use ranking_elo::pool::{Match, MatchOutputs, Pool};
 use ranking_elo::rating::placement::PlacementNormalization;
-use ranking_elo::rating::season::{Decay, ResetAnchor, SeasonReset};
+use ranking_elo::rating::season_rules::{Decay, ResetAnchor, SeasonReset};
 use ranking_elo::rating::team::{TeamRating, TeamSplit};
 use ranking_elo::{ExpectedScoreModel, League, Leagues, Outcome, PlayerState, Rules};
 

@@ -51,7 +51,8 @@ impl Skills {
 pub enum Results {
     /// From the true skills' win probability (logistic, c = 400).
     Skill,
-    /// A fair coin that ignores skill, as 002's own simulation does.
+    /// A fair coin that ignores skill, as the published simulation of the league system of
+    /// `benches/system_002.json` does (`tests/league_system.rs`).
     Coin,
 }
 

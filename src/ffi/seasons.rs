@@ -1,5 +1,5 @@
 //! Seasons through the C ABI: the pool's clock, league-change events (`events.rs`),
-//! season ends with records and soft reset, and inactivity decay (issue 13).
+//! season ends with records and soft reset, and inactivity decay (`docs/seasons.md`).
 
 use std::os::raw::c_char;
 use std::path::Path;
@@ -53,7 +53,7 @@ impl From<&SeasonRecord> for EloSeasonRecord {
 #[no_mangle]
 pub unsafe extern "C" fn elo_pool_set_clock(pool: *mut EloPool, seconds: f64) -> EloResult {
     ffi_boundary!(result => {
-        lock(pool)?.set_clock(seconds)?;
+        unsafe { lock(pool)? }.set_clock(seconds)?;
         Ok(())
     })
 }
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn elo_pool_set_clock(pool: *mut EloPool, seconds: f64) ->
 pub unsafe extern "C" fn elo_pool_get_clock(pool: *const EloPool, out_seconds: *mut f64) -> EloResult {
     ffi_boundary!(result => {
         let out = unsafe { arg_mut(out_seconds, "out_seconds")? };
-        *out = lock(pool)?.clock();
+        *out = unsafe { lock(pool)? }.clock();
         Ok(())
     })
 }
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn elo_pool_end_season(
         let path_region = [("json_path", Region::of(json_path, path_len))];
         let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &records, &path_region)? };
         let path = if json_path.is_null() { None } else { Some(unsafe { arg_utf8(json_path, json_path_len, "json_path")? }) };
-        let mut pool = lock(pool)?;
+        let mut pool = unsafe { lock(pool)? };
         let records_out = if out_records.is_null() {
             None
         } else {
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn elo_pool_apply_decay(
         let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &decayed, &[])? };
         let decayed_out = if out_decayed.is_null() { None } else { Some(unsafe { arg_mut(out_decayed, "out_decayed")? }) };
         let mut changes = Vec::new();
-        let moved = lock(pool)?.apply_decay(now, events.wanted().then_some(&mut changes))?;
+        let moved = unsafe { lock(pool)? }.apply_decay(now, events.wanted().then_some(&mut changes))?;
         if let Some(out) = decayed_out {
             *out = index(moved);
         }

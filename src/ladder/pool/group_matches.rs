@@ -22,7 +22,8 @@ use crate::outcome::Outcome;
 use crate::placement::ENTRANTS;
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
-use crate::pool::{Pool, PoolError};
+use super::blocks::prefetch;
+use super::{Pool, PoolError};
 use crate::team::{Team, MAX_TEAM_SIZE};
 
 /// One team match of a list: member indices of each team, optional weights, the outcome
@@ -88,7 +89,7 @@ impl Pool {
             // The cold record is not needed: no rule reads the season's game count or the
             // last match time.
             let hot = &self.players[index];
-            out.push(hot.game_state(self.effective(hot.rating)));
+            out.push(hot.game_state(self.ledger.current(hot.rating)));
         }
     }
 
@@ -142,7 +143,7 @@ impl Pool {
             // The next match's members, asked for now, are cached when it comes.
             if let Some(next) = matches.get(position + 1) {
                 for &index in next.team_a.iter().chain(next.team_b) {
-                    crate::pool::prefetch(&self.players, index);
+                    prefetch(&self.players, index);
                 }
             }
             self.gather(m.team_a, &mut a);
@@ -190,7 +191,7 @@ impl Pool {
         for (position, m) in matches.iter().enumerate() {
             if let Some(next) = matches.get(position + 1) {
                 for &index in next.entrants {
-                    crate::pool::prefetch(&self.players, index);
+                    prefetch(&self.players, index);
                 }
             }
             self.gather(m.entrants, &mut states);

@@ -17,13 +17,15 @@
 //! ```
 //!
 //! A tick costs O(n log n) for `n` waiting players (two sorts) plus a bounded scan per
-//! player, never O(n²).
+//! player, never O(n²). Teams of two to 64 a side: [`teams`].
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+
+pub mod teams;
 
 /// Settings of a [`Matchmaker`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -121,10 +123,10 @@ impl std::fmt::Display for JoinError {
 impl std::error::Error for JoinError {}
 
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Ticket {
-    pub(crate) id: u64,
-    pub(crate) rating: f32,
-    pub(crate) joined: f64,
+struct Ticket {
+    id: u64,
+    rating: f32,
+    joined: f64,
 }
 
 /// A matchmaking queue.
@@ -132,7 +134,7 @@ pub(crate) struct Ticket {
 pub struct Matchmaker {
     settings: MatchmakingSettings,
     rng: u64,
-    pub(crate) waiting: Vec<Ticket>,
+    waiting: Vec<Ticket>,
     position: HashMap<u64, usize>,
 }
 
@@ -288,7 +290,7 @@ impl Matchmaker {
     }
 
     /// Removes the tickets flagged in `matched` (one flag per waiting ticket).
-    pub(crate) fn remove_matched(&mut self, matched: &[bool]) {
+    fn remove_matched(&mut self, matched: &[bool]) {
         let mut index = 0;
         self.waiting.retain(|_| {
             let keep = !matched[index];

@@ -1,6 +1,6 @@
-//! Season rules: the soft reset at a season's end and inactivity decay (issue 13). The
-//! formulas live here; a [`crate::pool::Pool`] applies them to its players
-//! ([`crate::ladder::season`]).
+//! Season rules: the soft reset at a season's end and inactivity decay
+//! (`docs/seasons.md#season-end`, `docs/seasons.md#inactivity-decay`). The formulas live
+//! here; a [`crate::pool::Pool`] applies them to its players ([`crate::ladder::season`]).
 //!
 //! ```text
 //! reset:  R' = anchor + (R - anchor) * keep            keep in [0, 1], per league if set

@@ -1,6 +1,6 @@
-//! Seasons on a pool (issue 13): the season end with its records and soft reset, and
-//! inactivity decay. The formulas are in [`crate::rating::season`]; league moves follow
-//! the hysteresis rule of [`crate::rating::standing`].
+//! Seasons on a pool (`docs/seasons.md`): the season end with its records and soft reset,
+//! and inactivity decay. The formulas are in [`crate::rating::season_rules`]; league moves
+//! follow the hysteresis rule of [`crate::rating::standing`].
 //!
 //! ```
 //! use ranking_elo::pool::{Match, Pool};
@@ -24,13 +24,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::stored::{Cold, Hot};
+use super::{report, Pool};
 use crate::error::{check_finite, Error};
-use crate::ladder::stored::{Cold, Hot};
 use crate::player::PlayerState;
-use crate::pool::{report, Pool, RatingSum};
-use crate::rating::season::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
+use crate::rating::season_rules::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
 use crate::rating::standing::LeagueChange;
 use crate::save::SaveError;
+use crate::update::apply_delta;
 
 /// One player's season, as [`Pool::end_season`] reports it before the reset.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -131,26 +132,28 @@ impl Pool {
     /// The path names no file, or writing fails.
     pub fn end_season_to_file(&mut self, path: &Path, events: Option<&mut Vec<LeagueChange>>) -> Result<Vec<SeasonRecord>, SaveError> {
         let records = self.season_records();
-        crate::save::write_atomic(path, &records_to_json(self, &records), crate::save::FileOperation::WriteSeasonRecords)?;
+        crate::ladder::durable_file::write_atomic(path, &records_to_json(self, &records), crate::save::FileOperation::WriteSeasonRecords)?;
         self.reset_season(events);
         Ok(records)
     }
 
     fn reset_season(&mut self, mut events: Option<&mut Vec<LeagueChange>>) {
         let anchor = self.anchor();
+        // The offset is folded into the ratings first (offset 0), so each reset rating is
+        // stored as the rating itself: a large offset left by extreme ratings does not cost
+        // the new season its precision.
+        let Self { ledger, players, rules, .. } = self;
+        ledger.rebase(rules.config.zero_sum_total, players.iter_mut().map(|p| &mut p.rating));
         let config = &self.rules.config;
         let (default_keep, rounding, floor) = (config.season_reset.keep, config.rounding, self.rules.floor);
         for index in 0..self.players.len() {
             let p = self.players[index];
             let held = u32::from(p.league);
             let keep = self.rules.config.leagues.as_slice().get(held as usize).and_then(|l| l.season_keep).unwrap_or(default_keep);
-            let rating = self.effective(p.rating);
-            let rating = moved(rating, reset_rating(rating, anchor, keep), rounding, floor);
+            // The reset moves the rating as a match's change does: rounded, then the floor.
+            let rating = self.ledger.current(p.rating);
+            let rating = apply_delta(rating, reset_rating(rating, anchor, keep) - f64::from(rating), rounding, floor);
             let league = self.rules.league_of(rating) as u32;
-            // Stored as the rating itself: the reset re-bases a zero-sum pool (offset 0,
-            // set below), so a large offset left by extreme ratings does not cost the new
-            // season its precision.
-            let stored = rating;
             report(events.as_deref_mut(), index, index, Some(held), Some(league));
             let state = PlayerState {
                 league: Some(league),
@@ -161,12 +164,10 @@ impl Pool {
                 peak_league: league,
                 ..self.state_of(index)
             };
-            self.players[index] = Hot::of(&PlayerState { rating: stored, ..state });
+            let stored = self.ledger.set(p.rating, rating);
+            self.players[index] = Hot::of(&state, stored);
             self.set_cold(index, Cold::of(&state));
         }
-        self.offset = 0.0;
-        self.stored_sum = Some(RatingSum::of(self.players.iter().map(|p| p.rating)));
-        self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
         self.rebalance();
     }
 
@@ -175,7 +176,7 @@ impl Pool {
     /// old loses `decay.points_per_day` per day of inactivity past the grace period not
     /// decayed by an earlier call, down to the stop and never past it: the highest of the
     /// anchor, `decay.floor`, `decay.min_rating` and the lower bound of `decay.min_league`
-    /// ([`crate::rating::season::Decay::decayed`]). The change goes through the configured
+    /// ([`crate::rating::season_rules::Decay::decayed`]). The change goes through the configured
     /// rounding and the stop holds after it. Without zero-sum and with a fixed anchor, the
     /// call frequency does not matter: daily calls give the ratings of one call (with
     /// integer rounding, call it at intervals that decay whole points). A player who falls
@@ -201,7 +202,7 @@ impl Pool {
         let stop = decay.stop(self.anchor(), &self.rules.config.leagues);
         let (grace, margin) = (decay.grace_days * SECONDS_PER_DAY, self.rules.config.demotion_margin);
         let rounding = self.rules.config.rounding;
-        let mut sum = self.keep_sum();
+        self.keep_sum();
         let mut moved_count = 0;
         for index in 0..self.players.len() {
             let p = self.players[index];
@@ -211,7 +212,7 @@ impl Pool {
             if !(now > start && decay.min_league.is_none_or(|min| held >= min)) {
                 continue;
             }
-            let rating = self.effective(p.rating);
+            let rating = self.ledger.current(p.rating);
             let new_rating = decay.decayed(rating, (now - start) / SECONDS_PER_DAY, stop, rounding);
             if new_rating == rating {
                 continue;
@@ -220,14 +221,12 @@ impl Pool {
             // Decay can demote, never promote (a rating a zero-sum shift lifted past a bound
             // waits for the player's next game).
             let league = (self.rules.config.leagues.settle(held as usize, new_rating, margin, false) as u32).min(held);
-            let stored = self.relative(new_rating);
-            sum.replace(p.rating, stored);
+            let stored = self.ledger.replace(p.rating, new_rating);
             report(events.as_deref_mut(), index, index, Some(held), Some(league));
             let protected_games = if league < held { 0 } else { p.protected_games };
             // A rule-bounded league index (at most 1024 leagues) fits in 16 bits.
             self.players[index] = Hot { rating: stored, league: league as u16, protected_games, ..p };
         }
-        self.stored_sum = Some(sum);
         self.decayed_through = Some(now);
         self.rebalance();
         Ok(moved_count)
@@ -243,21 +242,18 @@ impl Pool {
     pub fn set_rules(&mut self, rules: crate::config::Rules) {
         let bounds = |rules: &crate::config::Rules| rules.config.leagues.as_slice().iter().map(|l| l.min_rating.to_bits()).collect::<Vec<_>>();
         let leagues_changed = bounds(&rules) != bounds(&self.rules);
-        for index in 0..self.players.len() {
-            let hot = self.players[index];
-            let rating = self.effective(hot.rating);
-            let mut next = Hot { rating, ..hot };
-            if leagues_changed {
+        // Every rating stays as it is: the offset is folded into the ratings, then a new
+        // total applies by the usual equal shift.
+        let Self { ledger, players, .. } = self;
+        ledger.rebase(rules.config.zero_sum_total, players.iter_mut().map(|p| &mut p.rating));
+        if leagues_changed {
+            for hot in &mut self.players {
                 // A rule-bounded league index (at most 1024 leagues) fits in 16 bits.
-                let league = rules.league_of(rating) as u16;
-                next = Hot { league, peak_league: league, protected_games: 0, ..next };
+                let league = rules.league_of(self.ledger.current(hot.rating)) as u16;
+                *hot = Hot { league, peak_league: league, protected_games: 0, ..*hot };
             }
-            self.players[index] = next;
         }
         self.rules = rules;
-        self.offset = 0.0;
-        self.stored_sum = Some(RatingSum::of(self.players.iter().map(|p| p.rating)));
-        self.magnitude_bound = self.players.iter().map(|p| f64::from(p.rating.abs())).fold(0.0, f64::max);
         self.rebalance();
     }
 
@@ -266,11 +262,4 @@ impl Pool {
     pub fn decayed_through(&self) -> Option<f64> {
         self.decayed_through
     }
-}
-
-/// `rating` moved to `target` as a match's change is applied: the change rounded as
-/// configured, then the floor.
-fn moved(rating: f32, target: f64, rounding: crate::config::Rounding, floor: f64) -> f32 {
-    let delta = rounding.apply(target - f64::from(rating));
-    (f64::from(rating) + delta).max(floor) as f32
 }

@@ -9,6 +9,7 @@
 //! configuration allows at most [`crate::league::MAX_LEAGUES`] leagues and
 //! [`crate::rating::standing::MAX_PROTECTED_GAMES`] protected games).
 
+use crate::ladder::zero_sum::StoredRating;
 use crate::player::PlayerState;
 
 /// The per-game part of a pooled player (32 bytes).
@@ -16,7 +17,7 @@ use crate::player::PlayerState;
 #[repr(C, align(32))]
 pub(crate) struct Hot {
     /// Rating relative to the pool's zero-sum offset.
-    pub(crate) rating: f32,
+    pub(crate) rating: StoredRating,
     pub(crate) games_played: u32,
     pub(crate) win_streak: u32,
     pub(crate) period_games: u32,
@@ -44,11 +45,12 @@ fn narrow(value: u32) -> u16 {
 }
 
 impl Hot {
-    /// The stored form of a placed state whose rating is already relative to the offset.
+    /// The stored form of a placed state, with `rating` (its rating made relative to the
+    /// offset) in place of the state's.
     #[inline(always)]
-    pub(crate) fn of(state: &PlayerState) -> Self {
+    pub(crate) fn of(state: &PlayerState, rating: StoredRating) -> Self {
         Self {
-            rating: state.rating,
+            rating,
             games_played: state.games_played,
             win_streak: state.win_streak,
             period_games: state.period_games,
@@ -124,7 +126,8 @@ mod tests {
             last_played: 1.7e9,
             ..PlayerState::new(1750.0)
         };
-        assert_eq!(Hot::of(&state).state(&Cold::of(&state), state.rating), state);
+        let hot = Hot::of(&state, StoredRating::from_f32(state.rating));
+        assert_eq!(hot.state(&Cold::of(&state), hot.rating.to_f32()), state);
     }
 }
 

@@ -21,7 +21,7 @@
 //! assert_eq!(matches[0].len(), 4); // team A's ids, then team B's
 //! ```
 
-use crate::matchmaking::Matchmaker;
+use super::Matchmaker;
 
 /// The largest team the matchmaker forms (as a team match allows).
 pub const MAX_TEAM_SIZE: usize = crate::team::MAX_TEAM_SIZE;
