@@ -36,15 +36,28 @@ namespace RankingElo.Tests.Mono
         private static string NewLadder(string rules, string url, string adminKey)
         {
             string name = "cs-" + Guid.NewGuid().ToString("N").Substring(0, 12);
+            AdminRequest(HttpMethod.Put, "/v1/ladders/" + name, rules, 201, url, adminKey);
+            return name;
+        }
+
+        /// <summary>An admin request to the shared server (season ends, schedules, annulments: the client only reads and reports); returns the answer's text.</summary>
+        private static string AdminRequest(HttpMethod method, string path, string body, int expectedStatus)
+        {
+            return AdminRequest(method, path, body, expectedStatus, Setting("ELO_LADDER_URL"), Setting("ELO_LADDER_ADMIN_KEY"));
+        }
+
+        private static string AdminRequest(HttpMethod method, string path, string body, int expectedStatus, string url, string adminKey)
+        {
             using (var http = new HttpClient())
-            using (var request = new HttpRequestMessage(HttpMethod.Put, url + "/v1/ladders/" + name))
+            using (var request = new HttpRequestMessage(method, url + path))
             {
                 request.Headers.TryAddWithoutValidation("Authorization", "Bearer " + adminKey);
-                request.Content = new StringContent(rules, Encoding.UTF8, "application/json");
+                request.Content = new StringContent(body, Encoding.UTF8, "application/json");
                 var response = http.SendAsync(request).GetAwaiter().GetResult();
-                Assert.That((int)response.StatusCode, Is.EqualTo(201), response.Content.ReadAsStringAsync().GetAwaiter().GetResult());
+                string text = response.Content.ReadAsStringAsync().GetAwaiter().GetResult();
+                Assert.That((int)response.StatusCode, Is.EqualTo(expectedStatus), method + " " + path + ": " + text);
+                return text;
             }
-            return name;
         }
 
         private static LadderClient Client(string key)
@@ -186,6 +199,393 @@ namespace RankingElo.Tests.Mono
                     Assert.That(down.Status, Is.EqualTo(0));
                     Assert.That(down.IsRetryable, Is.True);
                 }
+            }
+        }
+
+        // --- The read routes: ladders and their rules, the one-call preview, around, history,
+        // ended seasons. Each against real data on the shared server.
+
+        /// <summary>Both players' new states in a preview and in the server's report are the same bits.</summary>
+        private static void AssertSameBits(MatchPreview preview, MatchReport report, string what)
+        {
+            PlayerState[] previewed = { preview.AfterA, preview.AfterB };
+            for (int i = 0; i < 2; i++)
+            {
+                PlayerState server = report.Players[i].State, client = previewed[i];
+                string who = what + ", player " + (i == 0 ? "A" : "B") + ": server " + server.Rating.ToString("R", CultureInfo.InvariantCulture) + ", preview " + client.Rating.ToString("R", CultureInfo.InvariantCulture);
+                Assert.That(Bits(client.Rating), Is.EqualTo(Bits(server.Rating)), who);
+                Assert.That(Bits(client.PeakRating), Is.EqualTo(Bits(server.PeakRating)), who + " (peak)");
+                Assert.That(client.GamesPlayed, Is.EqualTo(server.GamesPlayed), who + " (games)");
+                Assert.That(client.WinStreak, Is.EqualTo(server.WinStreak), who + " (streak)");
+                Assert.That(client.League, Is.EqualTo(server.League), who + " (league)");
+                Assert.That(client.SeasonGames, Is.EqualTo(server.SeasonGames), who + " (season games)");
+                Assert.That(client.SeasonWins, Is.EqualTo(server.SeasonWins), who + " (season wins)");
+            }
+        }
+
+        /// <summary>
+        /// The ladder list and one ladder's description: size, last seq, season, the rules
+        /// (which round-trip through EloRules), the next season's rules and the schedule with
+        /// its next times, each checked against what the test did to the ladder.
+        /// </summary>
+        [Test]
+        public void LaddersAreListedAndDescribedWithRulesScheduleAndNextTimes()
+        {
+            string rulesJson = "{\"k_policy\":{\"policy\":\"fide\"},\"initial_rating\":1450,\"leagues\":[{\"name\":\"Bronze\",\"min_rating\":0},{\"name\":\"Silver\",\"min_rating\":1400}]}";
+            string nextRulesJson = "{\"k_policy\":{\"policy\":\"constant\",\"k\":48}}";
+            string ladder = NewLadder(rulesJson);
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                LadderInfo empty = game.GetLadderAsync(ladder).GetAwaiter().GetResult();
+                Assert.That((empty.Name, empty.Players, empty.LastSeq, empty.Season), Is.EqualTo((ladder, 0L, 0L, 1L)));
+                Assert.That(empty.SeasonEndSchedule, Is.Null);
+                Assert.That(empty.DecaySchedule, Is.Null);
+                Assert.That(empty.NextSeasonEnd, Is.Null);
+                Assert.That(empty.NextDecay, Is.Null);
+                Assert.That(empty.NextRulesJson, Is.Null);
+                Assert.That(empty.CreateNextRules(), Is.Null);
+
+                server.ReportMatchAsync(ladder, "m1", "alice", "bob", 1.0).GetAwaiter().GetResult();
+                MatchReport last = server.ReportMatchAsync(ladder, "m2", "carol", "bob", 0.5).GetAwaiter().GetResult();
+                AdminRequest(HttpMethod.Put, "/v1/ladders/" + ladder + "/next-rules", nextRulesJson, 200);
+                // Far from any test run: 1 January 00:00 and 1 July 03:15, UTC.
+                AdminRequest(HttpMethod.Put, "/v1/ladders/" + ladder + "/schedule", "{\"season_end\":\"0 0 1 1 *\",\"decay\":\"15 3 1 7 *\"}", 200);
+                DateTimeOffset now = DateTimeOffset.UtcNow;
+
+                LadderInfo info = game.GetLadderAsync(ladder).GetAwaiter().GetResult();
+                Assert.That((info.Name, info.Players, info.LastSeq, info.Season), Is.EqualTo((ladder, 3L, last.Seq, 1L)));
+                using (EloRules rules = info.CreateRules())
+                using (EloRules expected = EloRules.FromJson(rulesJson))
+                {
+                    Assert.That(rules.ToJson(), Is.EqualTo(expected.ToJson()), "the ladder's rules round-trip through EloRules");
+                    Assert.That(info.RulesJson, Is.EqualTo(expected.ToJson()), "the server sends the canonical configuration, as written");
+                    Assert.That(rules.LeagueCount, Is.EqualTo(2));
+                    Assert.That(Bits(rules.NewPlayer().Rating), Is.EqualTo(Bits(1450f)));
+                }
+                using (EloRules next = info.CreateNextRules())
+                using (EloRules expected = EloRules.FromJson(nextRulesJson))
+                {
+                    Assert.That(next, Is.Not.Null);
+                    Assert.That(next.ToJson(), Is.EqualTo(expected.ToJson()), "the next season's rules");
+                }
+                Assert.That(info.SeasonEndSchedule, Is.EqualTo("0 0 1 1 *"));
+                Assert.That(info.DecaySchedule, Is.EqualTo("15 3 1 7 *"));
+                var newYear = new DateTimeOffset(now.Year + 1, 1, 1, 0, 0, 0, TimeSpan.Zero);
+                var july = new DateTimeOffset(now.Year, 7, 1, 3, 15, 0, TimeSpan.Zero);
+                if (july <= now)
+                {
+                    july = july.AddYears(1);
+                }
+                Assert.That(info.NextSeasonEnd, Is.EqualTo(newYear), "the next 1 January, 00:00 UTC");
+                Assert.That(info.NextDecay, Is.EqualTo(july), "the next 1 July, 03:15 UTC");
+                Assert.That(info.NextSeasonEnd.Value.Offset, Is.EqualTo(TimeSpan.Zero));
+
+                LadderSummary listed = null;
+                foreach (LadderSummary summary in game.ListLaddersAsync().GetAwaiter().GetResult())
+                {
+                    Assert.That(summary, Is.Not.InstanceOf<LadderInfo>(), "the list carries no rules");
+                    if (summary.Name == ladder)
+                    {
+                        Assert.That(listed, Is.Null, "listed once");
+                        listed = summary;
+                    }
+                }
+                Assert.That(listed, Is.Not.Null, "the read key sees the new ladder");
+                Assert.That((listed.Players, listed.LastSeq, listed.Season, listed.SeasonEndSchedule, listed.DecaySchedule), Is.EqualTo((3L, last.Seq, 1L, "0 0 1 1 *", "15 3 1 7 *")));
+                Assert.That((listed.NextSeasonEnd, listed.NextDecay), Is.EqualTo((info.NextSeasonEnd, info.NextDecay)));
+
+                var unknown = Assert.Throws<LadderException>(() => game.GetLadderAsync("no-such-ladder").GetAwaiter().GetResult());
+                Assert.That((unknown.Status, unknown.Code), Is.EqualTo((404, "unknown_ladder")));
+            }
+        }
+
+        /// <summary>
+        /// PreviewAsync reads the ladder's rules and both players from the server and gives,
+        /// bit for bit, the states the server stores when the match is then reported: for a
+        /// fractional score that a float cannot hold exactly (2/3), for WithScore's other
+        /// results, and in a zero-sum ladder between players who have played.
+        /// </summary>
+        [Test]
+        public void PreviewAsyncIsTheServersResultBitForBit()
+        {
+            string rulesJson = "{\"k_policy\":{\"policy\":\"fide\"},\"streak_alpha\":0.25,\"expected_score\":{\"model\":\"normal\"},\"victory_bonus\":1.5}";
+            string ladder = NewLadder(rulesJson);
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                server.ReportMatchAsync(ladder, "warm-1", "alice", "bob", 0.0).GetAwaiter().GetResult();
+                server.ReportMatchAsync(ladder, "warm-2", "alice", "carol", 1.0).GetAwaiter().GetResult();
+                server.ReportMatchAsync(ladder, "warm-3", "bob", "carol", 0.5).GetAwaiter().GetResult();
+                server.ReportMatchAsync(ladder, "warm-4", "alice", "dave", 1.0).GetAwaiter().GetResult();
+
+                // Two of three rounds won: 2/3 is not a float; the server rates the nearest one.
+                double twoThirds = 2.0 / 3.0;
+                MatchPreview preview = game.PreviewAsync(ladder, "alice", "bob", twoThirds).GetAwaiter().GetResult();
+                Assert.That(preview.PlayerA.Player, Is.EqualTo("alice"));
+                Assert.That(preview.PlayerB.Player, Is.EqualTo("bob"));
+                Assert.That(Bits(preview.BeforeA.Rating), Is.EqualTo(Bits(preview.PlayerA.State.Rating)));
+                Assert.That(preview.ChangeA, Is.EqualTo(preview.AfterA.Rating - preview.BeforeA.Rating));
+                Assert.That(preview.Ladder.Name, Is.EqualTo(ladder));
+                MatchReport report = server.ReportMatchAsync(ladder, "final", "alice", "bob", twoThirds).GetAwaiter().GetResult();
+                AssertSameBits(preview, report, "2/3");
+                Assert.That(Bits(preview.ScoreA), Is.EqualTo(Bits((float)twoThirds)), "the score rated: the nearest float, as the server rounds it");
+
+                // One read, another result: WithScore gives what a loss would have.
+                MatchPreview ifCarolWins = game.PreviewAsync(ladder, "alice", "carol", 1.0).GetAwaiter().GetResult().WithScore(0.0);
+                Assert.That(ifCarolWins.ChangeA, Is.LessThan(0f));
+                Assert.That(ifCarolWins.ChangeB, Is.GreaterThan(0f));
+                AssertSameBits(ifCarolWins, server.ReportMatchAsync(ladder, "loss", "alice", "carol", 0.0).GetAwaiter().GetResult(), "WithScore(0)");
+
+                // The same preview from a description read once (LadderInfo.Preview).
+                LadderInfo info = game.GetLadderAsync(ladder).GetAwaiter().GetResult();
+                LadderPlayer bob = game.GetPlayerAsync(ladder, "bob").GetAwaiter().GetResult();
+                LadderPlayer dave = game.GetPlayerAsync(ladder, "dave").GetAwaiter().GetResult();
+                MatchPreview local = info.Preview(bob, dave, 0.3);
+                AssertSameBits(local, server.ReportMatchAsync(ladder, "local", "bob", "dave", 0.3).GetAwaiter().GetResult(), "LadderInfo.Preview");
+
+                Assert.Throws<ArgumentOutOfRangeException>(() => game.PreviewAsync(ladder, "alice", "bob", 1.5).GetAwaiter().GetResult());
+                Assert.Throws<ArgumentException>(() => game.PreviewAsync(ladder, "alice", "alice", 1.0).GetAwaiter().GetResult());
+                var unknown = Assert.Throws<LadderException>(() => game.PreviewAsync("no-such-ladder", "alice", "bob", 1.0).GetAwaiter().GetResult());
+                Assert.That(unknown.Code, Is.EqualTo("unknown_ladder"));
+            }
+
+            // Zero-sum: the server reads current ratings (stored plus the ladder's offset) and
+            // rates them as a single call does; the preview from the read states is exact.
+            string zeroSum = NewLadder("{\"zero_sum_total\":4500,\"victory_bonus\":2}");
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                server.ReportMatchAsync(zeroSum, "z1", "a", "b", 1.0).GetAwaiter().GetResult();
+                server.ReportMatchAsync(zeroSum, "z2", "b", "c", 0.75).GetAwaiter().GetResult();
+                server.ReportMatchAsync(zeroSum, "z3", "c", "a", 1.0).GetAwaiter().GetResult();
+                MatchPreview preview = game.PreviewAsync(zeroSum, "a", "b", 0.6).GetAwaiter().GetResult();
+                AssertSameBits(preview, server.ReportMatchAsync(zeroSum, "z4", "a", "b", 0.6).GetAwaiter().GetResult(), "zero-sum");
+            }
+        }
+
+        /// <summary>
+        /// A player who has not played yet previews from the ladder's new-player state, read
+        /// from the server's rules, and that is the server's result bit for bit: a newcomer
+        /// against a veteran with a fractional score, and two newcomers.
+        /// </summary>
+        [Test]
+        public void PreviewAsyncForNewcomersIsTheServersResult()
+        {
+            string rulesJson = "{\"k_policy\":{\"policy\":\"fide\"},\"initial_rating\":1450,\"leagues\":[{\"name\":\"Bronze\",\"min_rating\":0},{\"name\":\"Silver\",\"min_rating\":1400},{\"name\":\"Gold\",\"min_rating\":1600}]}";
+            string ladder = NewLadder(rulesJson);
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            using (var rules = EloRules.FromJson(rulesJson))
+            {
+                server.ReportMatchAsync(ladder, "warm", "veteran", "other", 1.0).GetAwaiter().GetResult();
+                MatchPreview preview = game.PreviewAsync(ladder, "newcomer", "veteran", 0.25).GetAwaiter().GetResult();
+                Assert.That(preview.PlayerA, Is.Null, "a player who has not played yet");
+                Assert.That(preview.PlayerB, Is.Not.Null);
+                Assert.That(Bits(preview.BeforeA.Rating), Is.EqualTo(Bits(1450f)), "the ladder's initial rating");
+                Assert.That(preview.BeforeA.GamesPlayed, Is.EqualTo(0u));
+                Assert.That(Bits(preview.Ladder.NewPlayerState().Rating), Is.EqualTo(Bits(rules.NewPlayer().Rating)));
+                MatchReport report = server.ReportMatchAsync(ladder, "first", "newcomer", "veteran", 0.25).GetAwaiter().GetResult();
+                AssertSameBits(preview, report, "newcomer against a veteran");
+                Assert.That(report.Players[0].State.GamesPlayed, Is.EqualTo(1u));
+
+                MatchPreview both = game.PreviewAsync(ladder, "fresh-1", "fresh-2", 1.0).GetAwaiter().GetResult();
+                Assert.That(both.PlayerA == null && both.PlayerB == null, Is.True);
+                Assert.That(both.ChangeA, Is.GreaterThan(0f));
+                AssertSameBits(both, server.ReportMatchAsync(ladder, "fresh", "fresh-1", "fresh-2", 1.0).GetAwaiter().GetResult(), "two newcomers");
+            }
+        }
+
+        /// <summary>
+        /// Around a player: for every player of a ladder of nine, the lines are the full
+        /// board's slice centred on them (two above, two below, fewer at the ends) with the
+        /// same ranks and rating bits, consecutive, and containing the player; a player who has
+        /// not played gets an empty array; a limit out of range is the server's 400.
+        /// </summary>
+        [Test]
+        public void AroundAPlayerIsTheBoardsSliceWithConsecutiveRanks()
+        {
+            string ladder = NewLadder("{\"k_policy\":{\"policy\":\"constant\",\"k\":24}}");
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                // p0 beats everyone after them, p1 beats p2.., so ratings spread out.
+                for (int i = 0; i < 9; i++)
+                {
+                    for (int j = i + 1; j < 9; j += 2)
+                    {
+                        server.ReportMatchAsync(ladder, "m" + i + "-" + j, "p" + i, "p" + j, j - i == 1 ? 0.75 : 1.0).GetAwaiter().GetResult();
+                    }
+                }
+                LeaderboardEntry[] board = game.GetLeaderboardAsync(ladder, 1000).GetAwaiter().GetResult();
+                Assert.That(board.Length, Is.EqualTo(9));
+                for (int i = 0; i < board.Length; i++)
+                {
+                    string player = board[i].Player;
+                    LeaderboardEntry[] around = game.GetLeaderboardAroundAsync(ladder, player, 5).GetAwaiter().GetResult();
+                    int start = Math.Max(0, i - 2), end = Math.Min(board.Length, i + 3);
+                    Assert.That(around.Length, Is.EqualTo(end - start), "around " + player + " (rank " + (i + 1) + ")");
+                    bool found = false;
+                    for (int k = 0; k < around.Length; k++)
+                    {
+                        LeaderboardEntry expected = board[start + k];
+                        Assert.That((around[k].Rank, around[k].Player, Bits(around[k].Rating), around[k].League), Is.EqualTo((expected.Rank, expected.Player, Bits(expected.Rating), expected.League)), "around " + player + ", line " + k);
+                        if (k > 0)
+                        {
+                            Assert.That(around[k].Rank, Is.EqualTo(around[k - 1].Rank + 1), "consecutive ranks");
+                        }
+                        if (around[k].Player == player)
+                        {
+                            found = true;
+                            Assert.That(around[k].Rank, Is.EqualTo(game.GetPlayerAsync(ladder, player).GetAwaiter().GetResult().Rank), "the player's own rank");
+                        }
+                    }
+                    Assert.That(found, Is.True, player + " is in their own page");
+                }
+                Assert.That(game.GetLeaderboardAroundAsync(ladder, board[4].Player).GetAwaiter().GetResult().Length, Is.EqualTo(9), "the default (21) holds the whole ladder");
+                Assert.That(game.GetLeaderboardAroundAsync(ladder, "nobody", 5).GetAwaiter().GetResult(), Is.Empty);
+                var bad = Assert.Throws<LadderException>(() => game.GetLeaderboardAroundAsync(ladder, "p0", 0).GetAwaiter().GetResult());
+                Assert.That(bad.Status, Is.EqualTo(400));
+            }
+        }
+
+        /// <summary>
+        /// A player's history: paged newest first with the Before token, one line per match
+        /// with the report's seq, id, kind and rating bits; each line starts where the older
+        /// one ended; the newest ends at the player's current rating; an annulled match stays,
+        /// marked, and the rebuilt newest line still ends at the current rating.
+        /// </summary>
+        [Test]
+        public void HistoryPagesNewestFirstAndEndsAtTheCurrentRating()
+        {
+            string ladder = NewLadder("{\"k_policy\":{\"policy\":\"fide\"},\"streak_alpha\":0.25}");
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                var reports = new System.Collections.Generic.List<MatchReport>();
+                var ids = new System.Collections.Generic.List<string>();
+                DateTimeOffset started = DateTimeOffset.UtcNow;
+                for (int i = 0; i < 6; i++)
+                {
+                    string id = "h" + i;
+                    ids.Add(id);
+                    reports.Add(i == 3
+                        ? server.ReportMatchAsync(ladder, id, new[] { "alice", "erin" }, new[] { "bob", "frank" }, 0.0).GetAwaiter().GetResult()
+                        : server.ReportMatchAsync(ladder, id, "alice", "opponent-" + (i % 2), i * 0.2).GetAwaiter().GetResult());
+                    server.ReportMatchAsync(ladder, "other" + i, "bob", "carol", 1.0).GetAwaiter().GetResult(); // not alice's
+                }
+
+                // Pages of 4: the first full (Before set), the second the last two.
+                HistoryPage first = game.GetHistoryAsync(ladder, "alice", limit: 4).GetAwaiter().GetResult();
+                Assert.That(first.Entries.Length, Is.EqualTo(4));
+                Assert.That(first.Before, Is.EqualTo(first.Entries[3].Seq), "the token is the oldest seq of the page");
+                HistoryPage second = game.GetHistoryAsync(ladder, "alice", first.Before, 4).GetAwaiter().GetResult();
+                Assert.That(second.Entries.Length, Is.EqualTo(2));
+                Assert.That(second.Before, Is.Null, "the last page");
+                var entries = new System.Collections.Generic.List<HistoryEntry>(first.Entries);
+                entries.AddRange(second.Entries);
+                Assert.That(entries.Count, Is.EqualTo(6), "alice's matches only");
+                for (int k = 0; k < 6; k++)
+                {
+                    int match = 5 - k; // newest first
+                    HistoryEntry line = entries[k];
+                    Assert.That((line.Seq, line.Id, line.Kind, line.Annulled), Is.EqualTo((reports[match].Seq, ids[match], match == 3 ? "team" : "pair", false)), "line " + k);
+                    Assert.That(Bits(line.RatingAfter), Is.EqualTo(Bits(reports[match].Players[0].State.Rating)), "line " + k + ": the report's rating");
+                    Assert.That(line.Time, Is.InRange(started.AddSeconds(-5), DateTimeOffset.UtcNow.AddSeconds(5)), "line " + k + ": the server's time");
+                    if (k + 1 < 6)
+                    {
+                        Assert.That(Bits(line.RatingBefore), Is.EqualTo(Bits(entries[k + 1].RatingAfter)), "line " + k + " starts where the older one ended");
+                        Assert.That(line.Time, Is.GreaterThanOrEqualTo(entries[k + 1].Time));
+                    }
+                }
+                Assert.That(Bits(entries[5].RatingBefore), Is.EqualTo(Bits(1500f)), "the first match starts at the new-player rating");
+                LadderPlayer alice = game.GetPlayerAsync(ladder, "alice").GetAwaiter().GetResult();
+                Assert.That(Bits(entries[0].RatingAfter), Is.EqualTo(Bits(alice.State.Rating)), "the newest line ends at the current rating");
+                Assert.That(entries[0].Time, Is.EqualTo(new DateTimeOffset(1970, 1, 1, 0, 0, 0, TimeSpan.Zero).AddTicks((long)Math.Round(alice.State.LastPlayed * TimeSpan.TicksPerSecond))), "the last match's time is the player's last_played");
+
+                // An admin annuls h2: it stays in the history, marked, and the later lines are rebuilt.
+                AdminRequest(HttpMethod.Post, "/v1/ladders/" + ladder + "/matches/h2/annul", "{\"reason\":\"a test\"}", 200);
+                HistoryEntry[] after = game.GetHistoryAsync(ladder, "alice", limit: 100).GetAwaiter().GetResult().Entries;
+                Assert.That(after.Length, Is.EqualTo(6));
+                for (int k = 0; k < 6; k++)
+                {
+                    Assert.That((after[k].Id, after[k].Annulled), Is.EqualTo((ids[5 - k], ids[5 - k] == "h2")));
+                }
+                LadderPlayer rebuilt = game.GetPlayerAsync(ladder, "alice").GetAwaiter().GetResult();
+                Assert.That(Bits(rebuilt.State.Rating), Is.Not.EqualTo(Bits(alice.State.Rating)), "the annulment moved alice");
+                Assert.That(Bits(after[0].RatingAfter), Is.EqualTo(Bits(rebuilt.State.Rating)), "the rebuilt newest line ends at the current rating");
+                Assert.That(Bits(after[2].RatingBefore), Is.EqualTo(Bits(after[4].RatingAfter)), "h3 starts where h1 ended: h2 counts for nothing");
+
+                HistoryPage nobody = game.GetHistoryAsync(ladder, "nobody").GetAwaiter().GetResult();
+                Assert.That(nobody.Entries, Is.Empty);
+                Assert.That(nobody.Before, Is.Null);
+                Assert.That(Assert.Throws<LadderException>(() => game.GetHistoryAsync(ladder, "alice", 0).GetAwaiter().GetResult()).Status, Is.EqualTo(400), "before=0");
+            }
+        }
+
+        /// <summary>
+        /// Ended seasons: none at first (and season 1's standings are the server's 404); after
+        /// an admin's season end, the season is listed with its players and journal seq, its
+        /// standings are the leaderboard at the end (ranks, names, rating bits, season
+        /// records), pages with limit and offset, and later matches do not change them; the
+        /// ladder is then in season 2 and the players' histories show the season end.
+        /// </summary>
+        [Test]
+        public void SeasonsAndTheirStandingsAfterAnAdminSeasonEnd()
+        {
+            string ladder = NewLadder("{\"k_policy\":{\"policy\":\"constant\",\"k\":32},\"leagues\":[{\"name\":\"Low\",\"min_rating\":0},{\"name\":\"High\",\"min_rating\":1510}]}");
+            using (var server = Client("ELO_LADDER_REPORT_KEY"))
+            using (var game = Client("ELO_LADDER_READ_KEY"))
+            {
+                Assert.That(game.GetSeasonsAsync(ladder).GetAwaiter().GetResult(), Is.Empty);
+                var none = Assert.Throws<LadderException>(() => game.GetSeasonStandingsAsync(ladder, 1).GetAwaiter().GetResult());
+                Assert.That((none.Status, none.Code), Is.EqualTo((404, "unknown_season")));
+                // A round robin of five: p0 wins all, p1 wins three, ...
+                for (int i = 0; i < 5; i++)
+                {
+                    for (int j = i + 1; j < 5; j++)
+                    {
+                        server.ReportMatchAsync(ladder, "m" + i + "-" + j, "p" + i, "p" + j, 1.0).GetAwaiter().GetResult();
+                    }
+                }
+                LeaderboardEntry[] atTheEnd = game.GetLeaderboardAsync(ladder).GetAwaiter().GetResult();
+                var players = new System.Collections.Generic.Dictionary<string, PlayerState>();
+                foreach (LeaderboardEntry line in atTheEnd)
+                {
+                    players[line.Player] = game.GetPlayerAsync(ladder, line.Player).GetAwaiter().GetResult().State;
+                }
+                DateTimeOffset before = DateTimeOffset.UtcNow;
+                string ended = AdminRequest(HttpMethod.Post, "/v1/ladders/" + ladder + "/seasons/end", "{\"id\":\"season-one\"}", 200);
+                long endSeq = long.Parse(ended.Substring(ended.IndexOf("\"seq\":", StringComparison.Ordinal) + 6).Split(',', '}')[0], CultureInfo.InvariantCulture);
+                server.ReportMatchAsync(ladder, "late", "p4", "p0", 1.0).GetAwaiter().GetResult(); // season 2: the kept standings stay
+
+                LadderSeason[] seasons = game.GetSeasonsAsync(ladder).GetAwaiter().GetResult();
+                Assert.That(seasons.Length, Is.EqualTo(1));
+                Assert.That((seasons[0].Season, seasons[0].Players, seasons[0].Seq), Is.EqualTo((1L, 5L, endSeq)));
+                Assert.That(seasons[0].Ended, Is.InRange(before.AddSeconds(-5), DateTimeOffset.UtcNow.AddSeconds(5)));
+
+                SeasonStanding[] standings = game.GetSeasonStandingsAsync(ladder, 1).GetAwaiter().GetResult();
+                Assert.That(standings.Length, Is.EqualTo(5));
+                for (int k = 0; k < 5; k++)
+                {
+                    SeasonStanding line = standings[k];
+                    PlayerState state = players[line.Player];
+                    Assert.That((line.Rank, line.Player, Bits(line.Rating)), Is.EqualTo((atTheEnd[k].Rank, atTheEnd[k].Player, Bits(atTheEnd[k].Rating))), "rank " + (k + 1));
+                    Assert.That(line.Player, Is.EqualTo("p" + k));
+                    Assert.That((Bits(line.PeakRating), line.League, line.PeakLeague), Is.EqualTo((Bits(state.PeakRating), state.League, state.PeakLeague)), line.Player);
+                    Assert.That((line.Games, line.Wins), Is.EqualTo((4u, (uint)(4 - k))), line.Player + ": the season record");
+                }
+                Assert.That(standings[0].League, Is.EqualTo(1), "p0 ended in the high league");
+                SeasonStanding[] page = game.GetSeasonStandingsAsync(ladder, 1, 2, 1).GetAwaiter().GetResult();
+                Assert.That((page.Length, page[0].Player, page[0].Rank, page[1].Player), Is.EqualTo((2, "p1", 2L, "p2")));
+                var notYet = Assert.Throws<LadderException>(() => game.GetSeasonStandingsAsync(ladder, 2).GetAwaiter().GetResult());
+                Assert.That(notYet.Code, Is.EqualTo("unknown_season"), "season 2 has not ended");
+
+                Assert.That(game.GetLadderAsync(ladder).GetAwaiter().GetResult().Season, Is.EqualTo(2L));
+                HistoryEntry[] p1 = game.GetHistoryAsync(ladder, "p1").GetAwaiter().GetResult().Entries;
+                Assert.That((p1[0].Kind, p1[0].Id, p1[0].Seq), Is.EqualTo(("season_end", "season-one", endSeq)), "the season end is in p1's history");
+                Assert.That(Bits(p1[0].RatingBefore), Is.EqualTo(Bits(standings[1].Rating)));
+                Assert.That(Bits(p1[0].RatingAfter), Is.EqualTo(Bits(game.GetPlayerAsync(ladder, "p1").GetAwaiter().GetResult().State.Rating)), "after the soft reset");
             }
         }
 

@@ -7,7 +7,8 @@
 // It checks what the HttpClient path's tests against a real server cannot reach: the clear
 // exception off the main thread, the request's timeout in whole seconds, and the mapping of
 // Unity's results (a timeout, a connection error, DataProcessingError, a 429 with
-// Retry-After, an abort on cancellation).
+// Retry-After, an abort on cancellation), and the read routes' requests (PreviewAsync's three
+// reads at once, each made on the main thread).
 using System;
 using System.Collections.Generic;
 using System.Threading;
@@ -120,6 +121,48 @@ static class LadderClientUnity
             }
             Check(cancelled is OperationCanceledException && UnityWebRequest.Last.error == "Request aborted", "cancellation aborts the request: " + Describe(cancelled));
         }
+        // The read routes through UnityWebRequest: a ladder's rules kept as the server wrote
+        // them, and a player who has not played reading as an empty history.
+        Task<LadderInfo> described = client.GetLadderAsync("ranked");
+        Check(UnityWebRequest.Last.method == "GET" && UnityWebRequest.Last.url == "https://ladder.example.com/v1/ladders/ranked", "GetLadderAsync: GET " + UnityWebRequest.Last.url);
+        UnityWebRequest.Last.StandInAnswer(UnityWebRequest.Result.Success, 200, null,
+            "{\"name\":\"ranked\",\"players\":2,\"last_seq\":7,\"season\":3,\"schedule\":{\"season_end\":\"0 0 1 * *\",\"decay\":null},"
+            + "\"next\":{\"season_end\":1798761600.0,\"decay\":null},\"rules\":{\n  \"initial_rating\": 1450.0\n},\"next_rules\":null}", null);
+        LadderInfo info = described.IsCompleted && !described.IsFaulted ? described.Result : null;
+        Check(info != null && info.Season == 3 && info.LastSeq == 7 && info.RulesJson == "{\n  \"initial_rating\": 1450.0\n}" && info.NextRulesJson == null
+            && info.SeasonEndSchedule == "0 0 1 * *" && info.DecaySchedule == null && info.NextSeasonEnd == new DateTimeOffset(2027, 1, 1, 0, 0, 0, TimeSpan.Zero) && info.NextDecay == null,
+            "GetLadderAsync reads the description (rules as written, schedule, next times): " + (info != null ? info.RulesJson : Describe(described.Exception)));
+        Task<HistoryPage> history = client.GetHistoryAsync("ranked", "newcomer", 42, 5);
+        Check(UnityWebRequest.Last.url == "https://ladder.example.com/v1/ladders/ranked/players/newcomer/matches?limit=5&before=42", "GetHistoryAsync: " + UnityWebRequest.Last.url);
+        UnityWebRequest.Last.StandInAnswer(UnityWebRequest.Result.ProtocolError, 404, "HTTP/1.1 404 Not Found", "{\"error\":{\"code\":\"unknown_player\",\"message\":\"no such player\"}}", null);
+        Check(history.IsCompleted && !history.IsFaulted && history.Result.Entries.Length == 0 && history.Result.Before == null, "a player who has not played has an empty history");
+
+        // PreviewAsync sends its three reads at once, each made on the main thread (where
+        // UnityWebRequest must be made), and fails with the server's error.
+        UnityWebRequest.Made.Clear();
+        Task<MatchPreview> preview = client.PreviewAsync("ranked", "alice", "bob", 1.0);
+        var urls = new List<string>();
+        foreach (UnityWebRequest made in UnityWebRequest.Made)
+        {
+            urls.Add(made.url.Substring("https://ladder.example.com".Length));
+        }
+        Check(string.Join(" ", urls) == "/v1/ladders/ranked /v1/ladders/ranked/players/alice /v1/ladders/ranked/players/bob", "PreviewAsync: three requests at once: " + string.Join(" ", urls));
+        foreach (UnityWebRequest made in UnityWebRequest.Made.ToArray())
+        {
+            made.StandInAnswer(UnityWebRequest.Result.ProtocolError, 404, "HTTP/1.1 404 Not Found", "{\"error\":{\"code\":\"unknown_ladder\",\"message\":\"no such ladder\"}}", null);
+        }
+        Exception refused = null;
+        try
+        {
+            preview.GetAwaiter().GetResult();
+        }
+        catch (Exception thrown)
+        {
+            refused = thrown;
+        }
+        ladder = refused as LadderException;
+        Check(ladder != null && ladder.Code == "unknown_ladder" && ladder.Status == 404, "PreviewAsync fails with the server's error: " + Describe(refused));
+
         client.Dispose();
         Console.WriteLine(passes + " passed, " + failures + " failed");
         return failures == 0 ? 0 : 1;

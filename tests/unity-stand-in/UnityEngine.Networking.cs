@@ -3,7 +3,8 @@
 // Unity's behaviour for tests/unity-flavour to drive the client's Unity path on Mono:
 // creating a request off the main thread throws UnityException (the thread that first
 // touches StandInThreads is the main thread here), a sent request completes when the test
-// calls StandInAnswer (or Abort is called), and the last request made is kept in Last.
+// calls StandInAnswer (or Abort is called), and the last request made is kept in Last
+// (every one in Made).
 using System;
 using System.Collections.Generic;
 using System.Threading;
@@ -83,6 +84,9 @@ namespace UnityEngine.Networking
         /// <summary>The last request made (stand-in only).</summary>
         public static UnityWebRequest Last;
 
+        /// <summary>Every request made, in order (stand-in only; a test may clear it).</summary>
+        public static readonly List<UnityWebRequest> Made = new List<UnityWebRequest>();
+
         private readonly UnityWebRequestAsyncOperation operation = new UnityWebRequestAsyncOperation();
         private readonly Dictionary<string, string> responseHeaders = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
         private Result state = Result.InProgress;
@@ -95,6 +99,7 @@ namespace UnityEngine.Networking
             this.url = url;
             this.method = method;
             Last = this;
+            Made.Add(this);
         }
 
         public string url { get; private set; }

@@ -13,12 +13,14 @@ namespace RankingElo.Ladder
 {
     /// <summary>
     /// A client of the authoritative ladder server (<c>elo-ladder serve</c>): dedicated game
-    /// servers report matches with a report key, game clients read players and
-    /// leaderboards with a read key. Inside Unity it sends with <c>UnityWebRequest</c> (what
+    /// servers report matches with a report key, game clients read with a read key (ladders
+    /// and their rules, players, leaderboards and the lines around a player, a player's
+    /// history, ended seasons' standings). Inside Unity it sends with <c>UnityWebRequest</c> (what
     /// works on WebGL; call it from the main thread); elsewhere (a .NET or Mono game server)
     /// with <c>HttpClient</c>, from any thread.
-    /// The server rates with the same engine as <see cref="EloRules"/>, so a preview
-    /// computed here ("+12 if you win") is exactly what the server will store.
+    /// The server rates with the same engine as <see cref="EloRules"/> and serves its rules
+    /// (<see cref="GetLadderAsync"/>), so a preview computed here ("+12 if you win",
+    /// <see cref="PreviewAsync"/>) is exactly what the server will store.
     /// </summary>
     /// <remarks>
     /// <para>Every call gives up after <see cref="Timeout"/> (10 s unless set; a call can pass
@@ -174,6 +176,162 @@ namespace RankingElo.Ladder
         {
             string query = "?limit=" + limit.ToString(CultureInfo.InvariantCulture) + "&offset=" + offset.ToString(CultureInfo.InvariantCulture);
             return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null, timeout, cancellationToken)));
+        }
+
+        /// <summary>The ladders this client's key may see (a key limited to one ladder sees that one), with their size, season and schedule.</summary>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The ladders, by name.</returns>
+        /// <exception cref="LadderException">The server refused the request, did not answer in time or could not be reached.</exception>
+        public async Task<LadderSummary[]> ListLaddersAsync(TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return LadderSummary.ReadAll(LadderJson.Parse(await Send("GET", "/v1/ladders", null, timeout, cancellationToken)));
+        }
+
+        /// <summary>
+        /// One ladder: its size, season, schedule and next scheduled times, and the rules the
+        /// server rates it with now (<see cref="LadderInfo.RulesJson"/>, the engine's
+        /// canonical configuration; <see cref="LadderInfo.CreateRules"/> makes the
+        /// <see cref="EloRules"/> that preview exactly as the server rates), so a game needs no
+        /// rules baked into its build.
+        /// </summary>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The ladder.</returns>
+        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a key without read access to it), did not answer in time or could not be reached.</exception>
+        public async Task<LadderInfo> GetLadderAsync(string ladder, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return LadderInfo.Read(await Send("GET", LadderPath(ladder), null, timeout, cancellationToken));
+        }
+
+        /// <summary>
+        /// "+12 if you win" in one call: reads the ladder's rules and both players' current
+        /// states from the server (three requests at once, each within the timeout) and rates
+        /// the match here with the engine, as <see cref="LadderInfo.Preview"/> does. A player
+        /// who has not played in the ladder yet starts from the ladder's new-player state.
+        /// </summary>
+        /// <remarks>
+        /// The preview is the server's result bit for bit when nothing changes either player or
+        /// the rules between these reads and the report: no other match of either player (nor
+        /// a season end, a decay, or an annulment or correction of their matches) lands in
+        /// between; other players' matches do not matter (<see cref="MatchPreview"/> says it in
+        /// full, with the zero-sum exception). <see cref="MatchPreview.WithScore"/> gives the other
+        /// results without reading again.
+        /// </remarks>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="playerA">Player A.</param>
+        /// <param name="playerB">Player B.</param>
+        /// <param name="scoreA">A's score: 1 win, 0.5 draw, 0 loss, or any value between (rated as the nearest <c>float</c>, as the server rates it).</param>
+        /// <param name="timeout">Each request's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>Both players' states before and after.</returns>
+        /// <exception cref="ArgumentOutOfRangeException"><paramref name="scoreA"/> is not from 0 to 1.</exception>
+        /// <exception cref="ArgumentException">Both are the same player.</exception>
+        /// <exception cref="LadderException">The server refused a read (an unknown ladder, a key without read access), did not answer in time or could not be reached.</exception>
+        public async Task<MatchPreview> PreviewAsync(string ladder, string playerA, string playerB, double scoreA, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            MatchPreview.EngineScore(scoreA);
+            if (playerA == playerB)
+            {
+                throw new ArgumentException("a player cannot play against themself: " + playerA, "playerB");
+            }
+            Task<LadderInfo> info = GetLadderAsync(ladder, timeout, cancellationToken);
+            Task<LadderPlayer> a = GetPlayerAsync(ladder, playerA, timeout, cancellationToken);
+            Task<LadderPlayer> b = GetPlayerAsync(ladder, playerB, timeout, cancellationToken);
+            await Task.WhenAll(info, a, b);
+            return MatchPreview.Compute(info.Result, a.Result, b.Result, scoreA);
+        }
+
+        /// <summary>
+        /// The leaderboard around a player: <paramref name="limit"/> lines centred on them
+        /// (fewer at the top and the bottom), best first, with exact ranks, read in one snapshot.
+        /// </summary>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="player">The player in the middle.</param>
+        /// <param name="limit">How many lines (1 to 1000; 21 unless given: ten above, ten below).</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The lines, or an empty array for a player who has not played in the ladder yet.</returns>
+        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a limit out of range), did not answer in time or could not be reached.</exception>
+        public async Task<LeaderboardEntry[]> GetLeaderboardAroundAsync(string ladder, string player, int limit = 21, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            string query = "?around=" + Uri.EscapeDataString(player) + "&limit=" + limit.ToString(CultureInfo.InvariantCulture);
+            try
+            {
+                return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null, timeout, cancellationToken)));
+            }
+            catch (LadderException error)
+            {
+                if (error.Code == "unknown_player")
+                {
+                    return new LeaderboardEntry[0];
+                }
+                throw;
+            }
+        }
+
+        /// <summary>
+        /// A page of a player's history, newest first: each journal entry that changed them
+        /// (their matches, season ends, decay), with their rating before and after and whether
+        /// an admin annulled the match. Page back with the answer's
+        /// <see cref="HistoryPage.Before"/>:
+        /// <c>for (var page = await c.GetHistoryAsync(l, p); ; page = await c.GetHistoryAsync(l, p, page.Before)) { …; if (page.Before == null) break; }</c>.
+        /// </summary>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="player">The player's name.</param>
+        /// <param name="before">Only entries older than this <c>seq</c> (the previous page's <see cref="HistoryPage.Before"/>); null for the newest.</param>
+        /// <param name="limit">How many entries (1 to 1000; 20 unless given).</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The page; empty, with <see cref="HistoryPage.Before"/> null, for a player who has not played in the ladder yet.</returns>
+        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a limit out of range), did not answer in time or could not be reached.</exception>
+        public async Task<HistoryPage> GetHistoryAsync(string ladder, string player, long? before = null, int limit = 20, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            string query = "?limit=" + limit.ToString(CultureInfo.InvariantCulture);
+            if (before.HasValue)
+            {
+                query += "&before=" + before.Value.ToString(CultureInfo.InvariantCulture);
+            }
+            try
+            {
+                return HistoryPage.Read(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/players/" + Uri.EscapeDataString(player) + "/matches" + query, null, timeout, cancellationToken)));
+            }
+            catch (LadderException error)
+            {
+                if (error.Code == "unknown_player")
+                {
+                    return HistoryPage.Empty;
+                }
+                throw;
+            }
+        }
+
+        /// <summary>The ladder's ended seasons, oldest first (empty before the first season end).</summary>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The ended seasons.</returns>
+        /// <exception cref="LadderException">The server refused the request, did not answer in time or could not be reached.</exception>
+        public async Task<LadderSeason[]> GetSeasonsAsync(string ladder, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return LadderSeason.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/seasons", null, timeout, cancellationToken)));
+        }
+
+        /// <summary>A page of an ended season's final standings, best first, as kept at its end (later matches do not change them).</summary>
+        /// <param name="ladder">The ladder's name.</param>
+        /// <param name="season">The season's number (from 1; <see cref="LadderSeason.Season"/>).</param>
+        /// <param name="limit">How many lines (1 to 1000).</param>
+        /// <param name="offset">How many to skip from the top.</param>
+        /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
+        /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
+        /// <returns>The lines.</returns>
+        /// <exception cref="LadderException">The server refused the request (a season that has not ended: <c>unknown_season</c>, 404), did not answer in time or could not be reached.</exception>
+        public async Task<SeasonStanding[]> GetSeasonStandingsAsync(string ladder, long season, int limit = 100, int offset = 0, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            string path = LadderPath(ladder) + "/seasons/" + season.ToString(CultureInfo.InvariantCulture) + "/leaderboard"
+                + "?limit=" + limit.ToString(CultureInfo.InvariantCulture) + "&offset=" + offset.ToString(CultureInfo.InvariantCulture);
+            return SeasonStanding.ReadAll(LadderJson.Parse(await Send("GET", path, null, timeout, cancellationToken)));
         }
 
         /// <summary>

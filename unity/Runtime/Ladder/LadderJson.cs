@@ -180,6 +180,45 @@ namespace RankingElo.Ladder
             return result.ToString();
         }
 
+        /// <summary>
+        /// The text of member <paramref name="name"/> of the JSON object <paramref name="text"/>,
+        /// exactly as written (a nested object kept byte for byte), or null when the member is
+        /// absent or <c>null</c>.
+        /// </summary>
+        internal static string RawMember(string text, string name)
+        {
+            int at = 0;
+            SkipSpace(text, ref at);
+            Expect(text, ref at, '{');
+            SkipSpace(text, ref at);
+            if (at < text.Length && text[at] == '}')
+            {
+                return null;
+            }
+            while (true)
+            {
+                SkipSpace(text, ref at);
+                string key = ReadString(text, ref at);
+                SkipSpace(text, ref at);
+                Expect(text, ref at, ':');
+                SkipSpace(text, ref at);
+                int start = at;
+                object value = ReadValue(text, ref at);
+                if (key == name)
+                {
+                    return value == null ? null : text.Substring(start, at - start);
+                }
+                SkipSpace(text, ref at);
+                if (at < text.Length && text[at] == ',')
+                {
+                    at++;
+                    continue;
+                }
+                Expect(text, ref at, '}');
+                return null;
+            }
+        }
+
         internal static Dictionary<string, object> Object(object value, string what)
         {
             var result = value as Dictionary<string, object>;
@@ -225,6 +264,50 @@ namespace RankingElo.Ladder
         internal static long Long(Dictionary<string, object> value, string name)
         {
             return long.Parse(NumberText(value, name), NumberStyles.Integer, CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>A member that is an object, or null when it is absent or <c>null</c>.</summary>
+        internal static Dictionary<string, object> OptionalObject(Dictionary<string, object> value, string name)
+        {
+            object found;
+            return value.TryGetValue(name, out found) && found != null ? Object(found, "\"" + name + "\"") : null;
+        }
+
+        /// <summary>A number, or null when the member is absent or <c>null</c>.</summary>
+        internal static double? OptionalDouble(Dictionary<string, object> value, string name)
+        {
+            object found;
+            if (!value.TryGetValue(name, out found) || found == null)
+            {
+                return null;
+            }
+            return Double(value, name);
+        }
+
+        /// <summary>A whole number, or null when the member is absent or <c>null</c>.</summary>
+        internal static long? OptionalLong(Dictionary<string, object> value, string name)
+        {
+            object found;
+            if (!value.TryGetValue(name, out found) || found == null)
+            {
+                return null;
+            }
+            return Long(value, name);
+        }
+
+        private static readonly DateTimeOffset UnixEpoch = new DateTimeOffset(1970, 1, 1, 0, 0, 0, TimeSpan.Zero);
+
+        /// <summary>The server's Unix seconds (UTC) as a time, to the tick (100 ns).</summary>
+        internal static DateTimeOffset Time(double unixSeconds)
+        {
+            return UnixEpoch.AddTicks((long)Math.Round(unixSeconds * TimeSpan.TicksPerSecond));
+        }
+
+        /// <summary>A member in Unix seconds as a time, or null when it is absent or <c>null</c>.</summary>
+        internal static DateTimeOffset? OptionalTime(Dictionary<string, object> value, string name)
+        {
+            double? seconds = OptionalDouble(value, name);
+            return seconds.HasValue ? Time(seconds.Value) : (DateTimeOffset?)null;
         }
 
         internal static bool Bool(Dictionary<string, object> value, string name)

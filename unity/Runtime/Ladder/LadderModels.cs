@@ -91,6 +91,158 @@ namespace RankingElo.Ladder
         }
     }
 
+    /// <summary>One line of a player's history (<see cref="LadderClient.GetHistoryAsync"/>): a journal entry that changed the player.</summary>
+    public struct HistoryEntry
+    {
+        /// <summary>The entry's position in the journal (shared by all the server's ladders, so a ladder's values have gaps).</summary>
+        public long Seq;
+
+        /// <summary>What it was: <c>pair</c>, <c>team</c>, <c>free_for_all</c>, <c>season_end</c> or <c>decay</c>.</summary>
+        public string Kind;
+
+        /// <summary>The match's or the event's id, or null when the entry has none.</summary>
+        public string Id;
+
+        /// <summary>When the server applied it (UTC).</summary>
+        public DateTimeOffset Time;
+
+        /// <summary>The player's rating before the entry.</summary>
+        public float RatingBefore;
+
+        /// <summary>The player's rating after it (for a match, the engine's result: the bits the server stored).</summary>
+        public float RatingAfter;
+
+        /// <summary>
+        /// Whether the match was annulled by an admin: it then counts for nothing, and the
+        /// later entries' ratings are those of the rebuild without it.
+        /// </summary>
+        public bool Annulled;
+
+        internal static HistoryEntry Read(object json)
+        {
+            var o = LadderJson.Object(json, "a history entry");
+            return new HistoryEntry
+            {
+                Seq = LadderJson.Long(o, "seq"),
+                Kind = LadderJson.String(o, "kind"),
+                Id = LadderJson.String(o, "id"),
+                Time = LadderJson.Time(LadderJson.Double(o, "time")),
+                RatingBefore = LadderJson.Float(o, "rating_before"),
+                RatingAfter = LadderJson.Float(o, "rating_after"),
+                Annulled = LadderJson.Bool(o, "annulled"),
+            };
+        }
+    }
+
+    /// <summary>A page of a player's history, newest first, and where the next (older) page starts.</summary>
+    public sealed class HistoryPage
+    {
+        /// <summary>The entries, newest first (empty for a player who has not played in the ladder).</summary>
+        public HistoryEntry[] Entries { get; private set; }
+
+        /// <summary>
+        /// The <c>before</c> to pass to <see cref="LadderClient.GetHistoryAsync"/> for the next,
+        /// older page; null when this page is the last. (The server gives it whenever a page is
+        /// full, so the page after a full last one is empty, with <see cref="Before"/> null.)
+        /// </summary>
+        public long? Before { get; private set; }
+
+        internal static readonly HistoryPage Empty = new HistoryPage { Entries = new HistoryEntry[0] };
+
+        internal static HistoryPage Read(object json)
+        {
+            var o = LadderJson.Object(json, "a history page");
+            var entries = new List<HistoryEntry>();
+            foreach (var item in LadderJson.Array(o, "entries"))
+            {
+                entries.Add(HistoryEntry.Read(item));
+            }
+            return new HistoryPage { Entries = entries.ToArray(), Before = LadderJson.OptionalLong(o, "before") };
+        }
+    }
+
+    /// <summary>An ended season of a ladder (<see cref="LadderClient.GetSeasonsAsync"/>).</summary>
+    public struct LadderSeason
+    {
+        /// <summary>The season's number (the first is 1).</summary>
+        public long Season;
+
+        /// <summary>When it ended (UTC).</summary>
+        public DateTimeOffset Ended;
+
+        /// <summary>Players with a record in its final standings.</summary>
+        public long Players;
+
+        /// <summary>The journal entry of its end.</summary>
+        public long Seq;
+
+        internal static LadderSeason[] ReadAll(object json)
+        {
+            var seasons = new List<LadderSeason>();
+            foreach (var item in LadderJson.Array(LadderJson.Object(json, "the seasons"), "seasons"))
+            {
+                var o = LadderJson.Object(item, "a season");
+                seasons.Add(new LadderSeason
+                {
+                    Season = LadderJson.Long(o, "season"),
+                    Ended = LadderJson.Time(LadderJson.Double(o, "ended")),
+                    Players = LadderJson.Long(o, "players"),
+                    Seq = LadderJson.Long(o, "seq"),
+                });
+            }
+            return seasons.ToArray();
+        }
+    }
+
+    /// <summary>One line of an ended season's final standings (<see cref="LadderClient.GetSeasonStandingsAsync"/>), as kept at its end.</summary>
+    public struct SeasonStanding
+    {
+        /// <summary>1 = best at the season's end; ties go to the player who joined first.</summary>
+        public long Rank;
+
+        /// <summary>The player's name.</summary>
+        public string Player;
+
+        /// <summary>The rating at the season's end, before the reset.</summary>
+        public float Rating;
+
+        /// <summary>The highest rating after a game this season.</summary>
+        public float PeakRating;
+
+        /// <summary>The league held at the season's end (0 = lowest).</summary>
+        public int League;
+
+        /// <summary>The highest league held this season.</summary>
+        public int PeakLeague;
+
+        /// <summary>Games played this season.</summary>
+        public uint Games;
+
+        /// <summary>Wins this season.</summary>
+        public uint Wins;
+
+        internal static SeasonStanding[] ReadAll(object json)
+        {
+            var standings = new List<SeasonStanding>();
+            foreach (var item in LadderJson.Array(LadderJson.Object(json, "a season's standings"), "entries"))
+            {
+                var o = LadderJson.Object(item, "a standing");
+                standings.Add(new SeasonStanding
+                {
+                    Rank = LadderJson.Long(o, "rank"),
+                    Player = LadderJson.String(o, "player"),
+                    Rating = LadderJson.Float(o, "rating"),
+                    PeakRating = LadderJson.Float(o, "peak_rating"),
+                    League = (int)LadderJson.Long(o, "league"),
+                    PeakLeague = (int)LadderJson.Long(o, "peak_league"),
+                    Games = (uint)LadderJson.Long(o, "games"),
+                    Wins = (uint)LadderJson.Long(o, "wins"),
+                });
+            }
+            return standings.ToArray();
+        }
+    }
+
     /// <summary>
     /// The server refused a request (<c>{"error": {"code", "message"}}</c>), did not answer in
     /// time (<see cref="Status"/> 0, <see cref="Code"/> <c>timeout</c>) or could not be reached
