@@ -61,12 +61,7 @@ fn main() {
 
     let header = out_dir.join("ranking_elo.h");
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml parses");
-    cbindgen::Builder::new()
-        .with_crate(&crate_dir)
-        .with_config(config)
-        .generate()
-        .expect("cbindgen generates the header")
-        .write_to_file(&header);
+    cbindgen::Builder::new().with_crate(&crate_dir).with_config(config).generate().expect("cbindgen generates the header").write_to_file(&header);
 
     let csharp = out_dir.join("NativeMethods.g.cs");
     let mut builder = csbindgen::Builder::default();

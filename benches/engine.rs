@@ -189,7 +189,9 @@ fn pool_apply(c: &mut Criterion) {
     group.bench_function("ffi_apply_constant_k", |bench| {
         bench.iter_batched_ref(
             || FfiPool::new("{}", PLAYERS),
-            |pool| unsafe { ranking_elo::ffi::elo_pool_apply(pool.0, a.as_ptr(), b.as_ptr(), s.as_ptr(), MATCHES as i32, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut()) },
+            |pool| unsafe {
+                ranking_elo::ffi::elo_pool_apply(pool.0, a.as_ptr(), b.as_ptr(), s.as_ptr(), MATCHES as i32, std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut())
+            },
             BatchSize::LargeInput,
         );
     });

@@ -66,7 +66,8 @@ pub fn normal_and_build_dependencies(manifest: &str) -> BTreeSet<String> {
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
             let section = line.trim_matches(|c| c == '[' || c == ']');
-            in_section = (section.ends_with("dependencies") && !section.ends_with("dev-dependencies")) && (section == "dependencies" || section == "build-dependencies" || section.starts_with("target."));
+            in_section = (section.ends_with("dependencies") && !section.ends_with("dev-dependencies"))
+                && (section == "dependencies" || section == "build-dependencies" || section.starts_with("target."));
             continue;
         }
         if in_section {
@@ -119,8 +120,7 @@ pub fn engine_closure(lock: &str, manifest: &str) -> String {
         .into_iter()
         .map(|i| {
             let entry = &entries[i];
-            let own: Vec<&str> =
-                entry.text.lines().map(str::trim).filter(|l| ["name ", "version ", "source ", "checksum "].iter().any(|key| l.starts_with(key))).collect();
+            let own: Vec<&str> = entry.text.lines().map(str::trim).filter(|l| ["name ", "version ", "source ", "checksum "].iter().any(|key| l.starts_with(key))).collect();
             let mut dependencies: Vec<String> =
                 entry.dependencies.iter().map(|dep| resolve(dep).map_or_else(|| (*dep).to_owned(), |d| format!("{} {}", entries[d].name, entries[d].version))).collect();
             dependencies.sort();

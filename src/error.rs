@@ -45,10 +45,7 @@ impl ConfigError {
     /// Creates an error about `field`.
     #[must_use]
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            reason: reason.into(),
-        }
+        Self { field: field.into(), reason: reason.into() }
     }
 }
 

@@ -56,9 +56,7 @@ pub(crate) fn plain_message(message: &str) -> String {
                     "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_owned(),
                     "a sequence" => "a list ([...])".to_owned(),
                     "a boolean" | "bool" => "true or false".to_owned(),
-                    other if other.starts_with("struct ") || other.starts_with("internally tagged enum ") || other == "a map" => {
-                        "an object ({...})".to_owned()
-                    }
+                    other if other.starts_with("struct ") || other.starts_with("internally tagged enum ") || other == "a map" => "an object ({...})".to_owned(),
                     other => quoted(other),
                 };
                 format!("expected {expected} (got {})", plain_got(got))

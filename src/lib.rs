@@ -45,20 +45,11 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::pedantic)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
-#![allow(
-    clippy::cast_possible_truncation,
-    reason = "ratings are f32 at rest and f64 in flight: narrowing is the documented design"
-)]
-#![allow(
-    clippy::cast_precision_loss,
-    reason = "counts become f64 only in statistics where 2^53 is out of reach"
-)]
+#![allow(clippy::cast_possible_truncation, reason = "ratings are f32 at rest and f64 in flight: narrowing is the documented design")]
+#![allow(clippy::cast_precision_loss, reason = "counts become f64 only in statistics where 2^53 is out of reach")]
 #![allow(clippy::module_name_repetitions, reason = "FFI names repeat the concept on purpose")]
 #![allow(clippy::float_cmp, reason = "bit-exact comparisons are what determinism means")]
-#![allow(
-    clippy::inline_always,
-    reason = "the math is inlined into the batch and pool loops so that it vectorizes there"
-)]
+#![allow(clippy::inline_always, reason = "the math is inlined into the batch and pool loops so that it vectorizes there")]
 #![allow(clippy::many_single_char_names, reason = "formula variables keep the formulas' names")]
 
 // The layers, one folder each: the rating math, the batch kernel, ladders (pools,

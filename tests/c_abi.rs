@@ -174,7 +174,7 @@ fn mirrors_document_nan() {
     let v = elo_update_player_rankings(1.0, f32::NEG_INFINITY, 32.0, 1);
     assert!(v.x.is_nan() && v.y.is_nan());
     let v = elo_update_player_rankings(1700.0, 1300.0, 32.0, 0);
-    assert_eq!((v.x, v.y), (1670.909_1, 1329.090_9));
+    assert_eq!((v.x, v.y), (1_670.909, 1_329.091));
 }
 
 /// Configuration JSON given as an array is not read by position: every record must be an
@@ -299,9 +299,7 @@ fn every_output_is_checked_for_overlap() {
     // elo_pool_apply_teams_events with out_event_count = &members[0].
     let mut members = [0, 1, 2, 3];
     let (offsets, score) = ([0, 2, 4], [1.0f32]);
-    let code = unsafe {
-        elo_pool_apply_teams_events(pool, members.as_ptr(), offsets.as_ptr(), 1, null(), score.as_ptr(), events.as_mut_ptr(), 6, members.as_mut_ptr())
-    };
+    let code = unsafe { elo_pool_apply_teams_events(pool, members.as_ptr(), offsets.as_ptr(), 1, null(), score.as_ptr(), events.as_mut_ptr(), 6, members.as_mut_ptr()) };
     assert_eq!(code, EloResult::OverlappingBuffers, "{}", last_message());
     assert_eq!(members, [0, 1, 2, 3]);
     let mut places = [1, 2];

@@ -109,7 +109,11 @@ fn fields_of(context: &Context, base: &Value) -> Vec<String> {
 /// The value names serde accepts for the string field at `context`.
 fn names_of(context: &Context) -> Vec<String> {
     let message = serde_error(&context.embed(json!(IMPOSSIBLE))).unwrap_or_default();
-    if message.contains("unknown variant") { listed(&message, "expected ") } else { Vec::new() }
+    if message.contains("unknown variant") {
+        listed(&message, "expected ")
+    } else {
+        Vec::new()
+    }
 }
 
 /// The serialized configuration after parsing `config` (deserialization only).
@@ -263,12 +267,7 @@ fn rows(doc: &str) -> Vec<Row> {
         .filter(|line| line.starts_with("| `"))
         .filter_map(|line| {
             let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
-            (cells.len() == 5).then(|| Row {
-                path: cells[0].trim_matches('`').to_owned(),
-                default: cells[2].to_owned(),
-                range: cells[3].to_owned(),
-                text: line.to_owned(),
-            })
+            (cells.len() == 5).then(|| Row { path: cells[0].trim_matches('`').to_owned(), default: cells[2].to_owned(), range: cells[3].to_owned(), text: line.to_owned() })
         })
         .filter(|row| !row.path.contains(' '))
         .collect()

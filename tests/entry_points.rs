@@ -7,8 +7,8 @@ use std::ptr::null_mut;
 use proptest::prelude::*;
 use ranking_elo::batch::{self, BatchInput};
 use ranking_elo::ffi::{
-    self, elo_config_free, elo_pool_add_players, elo_pool_apply_points, elo_pool_free, elo_pool_new, elo_pool_set_player, elo_rate, elo_rate_players_points,
-    elo_rate_points, EloPlayerState, EloResult,
+    self, elo_config_free, elo_pool_add_players, elo_pool_apply_points, elo_pool_free, elo_pool_new, elo_pool_set_player, elo_rate, elo_rate_players_points, elo_rate_points,
+    EloPlayerState, EloResult,
 };
 use ranking_elo::{Config, Outcome, Rounding, Rules};
 
@@ -103,10 +103,9 @@ proptest! {
 fn points_and_bonuses_agree_across_entry_points() {
     // A 3:1 win, K 32, L 4, V 2, from 1000/1000. The share is S in the K term by default;
     // the result is, with points_k_term = "result"; the loser gets no V.
-    for (json, expected) in [
-        (r#"{"score_share_bonus":4,"victory_bonus":2}"#, (1013.0, 993.0)),
-        (r#"{"score_share_bonus":4,"victory_bonus":2,"points_k_term":"result"}"#, (1021.0, 985.0)),
-    ] {
+    for (json, expected) in
+        [(r#"{"score_share_bonus":4,"victory_bonus":2}"#, (1013.0, 993.0)), (r#"{"score_share_bonus":4,"victory_bonus":2,"points_k_term":"result"}"#, (1021.0, 985.0))]
+    {
         let cfg = ffi_config(json);
         let (mut a, mut b) = (0.0, 0.0);
         assert_eq!(unsafe { elo_rate_points(cfg, 1000.0, 1000.0, 3.0, 1.0, &mut a, &mut b) }, EloResult::Ok);

@@ -7,10 +7,7 @@ fn compare(committed: &str, generated: &str) {
     let root = env!("CARGO_MANIFEST_DIR");
     let committed_text = std::fs::read_to_string(format!("{root}/{committed}")).unwrap();
     let generated_text = std::fs::read_to_string(format!("{}/{generated}", env!("OUT_DIR"))).unwrap();
-    assert!(
-        committed_text == generated_text,
-        "{committed} is stale: run `cargo build` and commit the regenerated file"
-    );
+    assert!(committed_text == generated_text, "{committed} is stale: run `cargo build` and commit the regenerated file");
 }
 
 #[test]
@@ -65,11 +62,7 @@ fn csharp_declares_exactly_the_header_functions() {
     let (in_header, in_csharp) = (unique(&header), unique(&csharp));
     assert_eq!((in_header.len(), in_csharp.len()), (header.len(), csharp.len()), "each function is declared once");
     assert!(in_header.len() > 60 && in_header.contains("elo_version") && in_header.contains("elo_pool_apply_decay"), "{in_header:?}");
-    assert_eq!(
-        in_header.difference(&in_csharp).collect::<Vec<_>>(),
-        Vec::<&String>::new(),
-        "functions of the header without a C# declaration (is their file in src/ffi/?)"
-    );
+    assert_eq!(in_header.difference(&in_csharp).collect::<Vec<_>>(), Vec::<&String>::new(), "functions of the header without a C# declaration (is their file in src/ffi/?)");
     assert_eq!(in_csharp.difference(&in_header).collect::<Vec<_>>(), Vec::<&String>::new(), "C# declarations of functions the header does not have");
 }
 

@@ -12,7 +12,9 @@ use common::{ffi_pool as pool_with, ffi_ratings as ratings, ffi_save_text, last_
 fn bad_matches_are_refused_with_their_position_and_change_nothing() {
     let pool = pool_with("{}", 4);
     let before = ratings(pool);
-    let cases: [(&[i32], &[i32], &[f32], EloResult, &str); 5] = [
+    // (players a, players b, scores, the error, the argument it names)
+    type Case<'a> = (&'a [i32], &'a [i32], &'a [f32], EloResult, &'a str);
+    let cases: [Case; 5] = [
         (&[0, 1, 2], &[1, 2, 9], &[1.0, 1.0, 1.0], EloResult::IndexOutOfRange, "matches[2]"),
         (&[0, -1], &[1, 2], &[1.0, 1.0], EloResult::IndexOutOfRange, "matches[1]"),
         (&[0, 3], &[1, 3], &[1.0, 0.0], EloResult::SamePlayer, "matches[1]"),

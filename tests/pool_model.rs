@@ -52,8 +52,8 @@ fn op() -> impl Strategy<Value = Op> {
     let pairs = (prop::collection::vec((index.clone(), index.clone(), score()), 0..8), any::<u8>()).prop_map(|(matches, via)| Op::Pairs { matches, via });
     let points = (prop::collection::vec((index.clone(), index, 0.0f32..5.0, prop_oneof![5 => 0.0f32..5.0, 1 => Just(-1.0f32)]), 0..5), any::<u8>())
         .prop_map(|(matches, via)| Op::Points { matches, via });
-    let teams = (prop::collection::vec((distinct(2..=8), 1usize..8, score()), 1..4), any::<u8>(), prop::collection::vec(0.0f32..3.0, 32))
-        .prop_map(|(raw, via, pool_of_weights)| {
+    let teams =
+        (prop::collection::vec((distinct(2..=8), 1usize..8, score()), 1..4), any::<u8>(), prop::collection::vec(0.0f32..3.0, 32)).prop_map(|(raw, via, pool_of_weights)| {
             let matches: Vec<(Vec<i32>, Vec<i32>, f32)> = raw
                 .into_iter()
                 .map(|(members, split, s)| {

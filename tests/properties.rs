@@ -17,9 +17,7 @@ fn rating() -> impl Strategy<Value = f32> {
 }
 
 fn rules_with(model: ExpectedScoreModel, k: f64) -> Rules {
-    Config { expected_score: model, k_policy: KPolicy::Constant { k }, ..Config::default() }
-        .validate()
-        .unwrap()
+    Config { expected_score: model, k_policy: KPolicy::Constant { k }, ..Config::default() }.validate().unwrap()
 }
 
 proptest! {

@@ -71,12 +71,7 @@ fn ok_results_are_always_finite() {
 fn documented_bounds_are_inclusive() {
     let beyond = |x: f64| format!("{}", x.next_up());
     // f64 settings: the bound itself, then the next double.
-    for (field, bound) in [
-        ("demotion_margin", 1e15f64),
-        ("zero_sum_total", 1e15),
-        ("zero_sum_total", -1e15),
-        ("max_rating_difference", 2e15),
-    ] {
+    for (field, bound) in [("demotion_margin", 1e15f64), ("zero_sum_total", 1e15), ("zero_sum_total", -1e15), ("max_rating_difference", 2e15)] {
         let at = format!(r#"{{"{field}": {bound:e}}}"#);
         assert_eq!(ffi_config_code(&at), EloResult::Ok, "{at}: {}", last_message());
         let past = if bound < 0.0 { format!("{}", bound.next_down()) } else { beyond(bound) };
@@ -86,10 +81,7 @@ fn documented_bounds_are_inclusive() {
     for json in [r#"{"decay":{"points_per_day":1e15}}"#, r#"{"decay":{"grace_days":1e6}}"#] {
         assert_eq!(ffi_config_code(json), EloResult::Ok, "{json}: {}", last_message());
     }
-    for json in [
-        r#"{"decay":{"points_per_day":1000000000000000.2}}"#,
-        r#"{"decay":{"grace_days":1000000.0000000001}}"#,
-    ] {
+    for json in [r#"{"decay":{"points_per_day":1000000000000000.2}}"#, r#"{"decay":{"grace_days":1000000.0000000001}}"#] {
         assert_eq!(ffi_config_code(json), EloResult::InvalidConfig, "{json}");
     }
     // Float settings (ratings): the JSON number becomes the nearest float first; 1e15
@@ -121,7 +113,11 @@ fn documented_bounds_are_inclusive() {
     ] {
         assert_eq!(ffi_config_code(json), EloResult::Ok, "{json}: {}", last_message());
     }
-    for json in [r#"{"victory_bonus":1000000.0000000001}"#, r#"{"expected_score":{"model":"logistic","c":0.000999999999999999}}"#, r#"{"expected_score":{"model":"normal","beta":1000000000000.0001}}"#] {
+    for json in [
+        r#"{"victory_bonus":1000000.0000000001}"#,
+        r#"{"expected_score":{"model":"logistic","c":0.000999999999999999}}"#,
+        r#"{"expected_score":{"model":"normal","beta":1000000000000.0001}}"#,
+    ] {
         assert_eq!(ffi_config_code(json), EloResult::InvalidConfig, "{json}");
     }
     // Ratings given to calls: 1e15 as a float is accepted, the next float refused.
@@ -174,10 +170,7 @@ fn non_finite_peak_ratings_are_refused_everywhere() {
 #[test]
 fn a_pool_never_grows_a_rating_past_its_range() {
     let near_limit = 2f64.powi(55) - 1e6;
-    let payload = format!(
-        r#"{{"config":{},"players":[{{"rating":{near_limit}}},{{"rating":0}}],"offset":0.0}}"#,
-        Config::default().to_json()
-    );
+    let payload = format!(r#"{{"config":{},"players":[{{"rating":{near_limit}}},{{"rating":0}}],"offset":0.0}}"#, Config::default().to_json());
     let text = format!(r#"{{"format":"ranking-elo-pool","version":2,"checksum":"{}","pool":{payload}}}"#, ranking_elo::save::checksum(&payload));
     let mut pool = ranking_elo::save::from_json(&text).expect("a rating within 2^55 loads");
     let before = pool.clone();

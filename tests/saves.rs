@@ -37,7 +37,8 @@ fn saves_and_configurations_round_trip_bit_for_bit() {
         assert_eq!(again.config().zero_sum_total.unwrap().to_bits(), total.to_bits());
         let mut pool = Pool::new(rules);
         pool.add_players(20);
-        let matches: Vec<Match> = (0..300).map(|i| Match::new(i % 20, (i * 7 + 3) % 20, if rng.next() % 2 == 0 { Outcome::WIN } else { Outcome::DRAW })).filter(|m| m.a != m.b).collect();
+        let matches: Vec<Match> =
+            (0..300).map(|i| Match::new(i % 20, (i * 7 + 3) % 20, if rng.next().is_multiple_of(2) { Outcome::WIN } else { Outcome::DRAW })).filter(|m| m.a != m.b).collect();
         pool.apply(&matches, None).unwrap();
         let mut restored = ranking_elo::save::from_json(&ranking_elo::save::to_json(&pool)).unwrap();
         assert_eq!(restored, pool, "round {round}");

@@ -89,8 +89,10 @@ fn events_records_and_decay_match_the_rust_api() {
     assert_eq!(code, EloResult::Ok);
     let rust_records = rust.end_season(None);
     for (c, r) in records.iter().zip(&rust_records) {
-        assert_eq!((c.player, c.rating.to_bits(), c.peak_rating.to_bits(), c.league, c.peak_league, c.games, c.wins),
-            (r.player as i32, r.rating.to_bits(), r.peak_rating.to_bits(), r.league as i32, r.peak_league as i32, r.games, r.wins));
+        assert_eq!(
+            (c.player, c.rating.to_bits(), c.peak_rating.to_bits(), c.league, c.peak_league, c.games, c.wins),
+            (r.player as i32, r.rating.to_bits(), r.peak_rating.to_bits(), r.league as i32, r.peak_league as i32, r.games, r.wins)
+        );
     }
     assert!(records.iter().all(|r| r.games > 0));
     for (i, state) in states(pool).iter().enumerate() {
@@ -116,7 +118,8 @@ fn season_functions_refuse_bad_input_and_change_nothing() {
     let (a, b, s) = ([0i32, 1], [1i32, 2], [1.0f32, 0.0]);
     let mut events = [EloLeagueChange { position: 0, player: 0, from_league: 0, to_league: 0 }; 4];
     let mut count = 0;
-    let apply = |events: *mut EloLeagueChange, capacity: i32, count: *mut i32| unsafe { elo_pool_apply_events(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, events, capacity, count) };
+    let apply =
+        |events: *mut EloLeagueChange, capacity: i32, count: *mut i32| unsafe { elo_pool_apply_events(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, events, capacity, count) };
     assert_eq!(apply(events.as_mut_ptr(), -1, &mut count), EloResult::InvalidLength);
     assert_eq!(apply(events.as_mut_ptr(), 4, null_mut()), EloResult::NullPointer);
     assert_eq!(apply(null_mut(), 4, &mut count), EloResult::NullPointer);

@@ -45,7 +45,7 @@ fn relative(path: &Path) -> String {
 fn needs_meta(rel: &str) -> bool {
     let parts: Vec<&str> = rel.split('/').collect();
     let hidden = parts.iter().position(|p| p.ends_with('~'));
-    !rel.ends_with(".meta") && hidden.map_or(true, |at| parts[at] == "Samples~" && at + 1 < parts.len())
+    !rel.ends_with(".meta") && hidden.is_none_or(|at| parts[at] == "Samples~" && at + 1 < parts.len())
 }
 
 /// The Burst sample compiles only where Burst and Collections are installed: without
@@ -55,12 +55,8 @@ fn the_burst_sample_needs_its_packages() {
     let asmdef = json(&package().join("Samples~/BurstJobs/RankingElo.Samples.BurstJobs.asmdef"));
     let constraints: Vec<&str> = asmdef["defineConstraints"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
     for package_name in ["com.unity.burst", "com.unity.collections"] {
-        let define = asmdef["versionDefines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == package_name)
-            .unwrap_or_else(|| panic!("no versionDefine for {package_name}"))["define"]
+        let define = asmdef["versionDefines"].as_array().unwrap().iter().find(|v| v["name"] == package_name).unwrap_or_else(|| panic!("no versionDefine for {package_name}"))
+            ["define"]
             .as_str()
             .unwrap();
         assert!(constraints.contains(&define), "the sample must require {define} ({package_name})");
@@ -82,15 +78,11 @@ fn no_resources_folder_ships_in_players() {
 fn guid_of(meta: &Path) -> String {
     let text = fs::read_to_string(meta).unwrap();
     assert!(text.starts_with("fileFormatVersion: 2\n"), "{}: not a meta file", meta.display());
-    text.lines()
-        .find_map(|line| line.strip_prefix("guid: "))
-        .unwrap_or_else(|| panic!("{} has no guid", meta.display()))
-        .to_owned()
+    text.lines().find_map(|line| line.strip_prefix("guid: ")).unwrap_or_else(|| panic!("{} has no guid", meta.display())).to_owned()
 }
 
 fn is_plugin_binary(rel: &str) -> bool {
-    rel.starts_with("Runtime/Plugins/")
-        && [".dll", ".so", ".dylib", ".a"].iter().any(|ext| rel.ends_with(ext))
+    rel.starts_with("Runtime/Plugins/") && [".dll", ".so", ".dylib", ".a"].iter().any(|ext| rel.ends_with(ext))
 }
 
 #[test]
@@ -149,11 +141,7 @@ fn assembly_definitions_are_set_up() {
     assert_eq!(editor["includePlatforms"], serde_json::json!(["Editor"]));
     let mut all = Vec::new();
     walk(&package(), &mut all);
-    let names: Vec<String> = all
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "asmdef"))
-        .map(|p| json(p)["name"].as_str().unwrap().to_owned())
-        .collect();
+    let names: Vec<String> = all.iter().filter(|p| p.extension().is_some_and(|e| e == "asmdef")).map(|p| json(p)["name"].as_str().unwrap().to_owned()).collect();
     let unique: BTreeSet<_> = names.iter().collect();
     assert_eq!(unique.len(), names.len(), "assembly names must be unique: {names:?}");
 }
@@ -311,11 +299,7 @@ fn dll_imports(source: &str) -> BTreeMap<String, (String, String)> {
         let before = declaration.split('(').next().unwrap_or_default();
         let returns = before.split_whitespace().rev().nth(1).unwrap_or_default().to_owned();
         let params = declaration.split('(').nth(1).and_then(|p| p.split(')').next()).unwrap_or_default();
-        let types: Vec<String> = params
-            .split(',')
-            .filter(|p| !p.trim().is_empty())
-            .map(|p| p.trim().rsplit_once(' ').map_or(String::new(), |(ty, _)| ty.to_owned()))
-            .collect();
+        let types: Vec<String> = params.split(',').filter(|p| !p.trim().is_empty()).map(|p| p.trim().rsplit_once(' ').map_or(String::new(), |(ty, _)| ty.to_owned())).collect();
         found.insert(entry.to_owned(), (returns, types.join(", ")));
     }
     found
@@ -450,11 +434,14 @@ fn date(text: &str) -> Option<u32> {
 /// The section headers Unity expects under a changelog entry, in this order.
 const CHANGELOG_HEADERS: [&str; 6] = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"];
 
+/// A changelog entry: its version as written, as (major, minor, patch), and its date (days).
+type ChangelogEntry = (String, Option<(u64, u64, u64)>, Option<u32>);
+
 /// What `changelog_validation.md` reports for `CHANGELOG.md` when the manifest says `version`.
 fn changelog_problems(text: &str, version: &str) -> Vec<String> {
     let mut problems = Vec::new();
     // (version, date) of each entry, in file order.
-    let mut entries: Vec<(String, Option<(u64, u64, u64)>, Option<u32>)> = Vec::new();
+    let mut entries: Vec<ChangelogEntry> = Vec::new();
     // The headers of the current entry, and whether the last header has had content.
     let mut headers: Vec<&str> = Vec::new();
     let mut open_header: Option<&str> = None;
@@ -522,7 +509,11 @@ fn changelog_problems(text: &str, version: &str) -> Vec<String> {
                     if headers.contains(&header) {
                         problems.push(format!("{at}: entry [{entry_name}]: \"### {header}\" is repeated"));
                     } else if headers.last().is_some_and(|last| CHANGELOG_HEADERS.iter().position(|h| h == last).unwrap_or(0) > rank) {
-                        problems.push(format!("{at}: entry [{entry_name}]: \"### {header}\" comes after \"### {}\" (order: {})", headers.last().unwrap(), CHANGELOG_HEADERS.join(", ")));
+                        problems.push(format!(
+                            "{at}: entry [{entry_name}]: \"### {header}\" comes after \"### {}\" (order: {})",
+                            headers.last().unwrap(),
+                            CHANGELOG_HEADERS.join(", ")
+                        ));
                     }
                     headers.push(CHANGELOG_HEADERS[rank]);
                 }
@@ -696,7 +687,8 @@ fn manifest_problems(manifest: &serde_json::Value, files: &Listing) -> Vec<Strin
         }
     }
     if let Some(email) = author.and_then(|a| a.get("email")).and_then(|e| e.as_str()) {
-        let valid = email.len() <= 320 && email.split_once('@').is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.'));
+        let valid = email.len() <= 320
+            && email.split_once('@').is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.'));
         if !valid {
             problems.push(format!("author email {email:?} is not a valid address"));
         }
@@ -729,7 +721,8 @@ fn manifest_problems(manifest: &serde_json::Value, files: &Listing) -> Vec<Strin
     }
     // Samples.
     let samples = manifest.get("samples").and_then(|s| s.as_array()).cloned().unwrap_or_default();
-    let sample_folders: BTreeSet<&str> = files.keys().filter_map(|rel| rel.strip_prefix("Samples~/")).filter(|rest| !rest.contains('/') && files[&format!("Samples~/{rest}")].is_none()).collect();
+    let sample_folders: BTreeSet<&str> =
+        files.keys().filter_map(|rel| rel.strip_prefix("Samples~/")).filter(|rest| !rest.contains('/') && files[&format!("Samples~/{rest}")].is_none()).collect();
     let mut seen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for (index, sample) in samples.iter().enumerate() {
         for field in ["path", "displayName", "description"] {
@@ -759,9 +752,9 @@ fn manifest_problems(manifest: &serde_json::Value, files: &Listing) -> Vec<Strin
         problems.push("Samples~ has samples but the manifest lists none".to_owned());
     }
     // Documentation: a URL, or a non-empty document in Documentation~.
-    let documents = files.iter().filter(|(rel, size)| {
-        rel.starts_with("Documentation~/") && size.is_some_and(|s| s > 0) && [".md", ".pdf", ".html", ".rtf", ".txt"].iter().any(|ext| rel.ends_with(ext))
-    });
+    let documents = files
+        .iter()
+        .filter(|(rel, size)| rel.starts_with("Documentation~/") && size.is_some_and(|s| s > 0) && [".md", ".pdf", ".html", ".rtf", ".txt"].iter().any(|ext| rel.ends_with(ext)));
     if text("documentationUrl").is_none() && documents.count() == 0 {
         problems.push("no documentation (documentationUrl or a non-empty document in Documentation~)".to_owned());
     }
@@ -837,7 +830,11 @@ fn the_dependency_check_refuses_undeclared_and_unused_modules() {
     // disabled it would fail to compile.
     let mut undeclared = good.clone();
     undeclared["dependencies"].as_object_mut().unwrap().remove("com.unity.modules.unitywebrequest");
-    assert_problems(&dependency_problems(&undeclared, &sources), &["Runtime/Ladder/LadderClient.cs use(s) the built-in module com.unity.modules.unitywebrequest"], "the web request module undeclared");
+    assert_problems(
+        &dependency_problems(&undeclared, &sources),
+        &["Runtime/Ladder/LadderClient.cs use(s) the built-in module com.unity.modules.unitywebrequest"],
+        "the web request module undeclared",
+    );
     let mut no_dependencies = good.clone();
     no_dependencies.as_object_mut().unwrap().remove("dependencies");
     assert_problems(&dependency_problems(&no_dependencies, &sources), &["com.unity.modules.unitywebrequest", "com.unity.modules.imgui"], "no dependencies at all");
@@ -880,7 +877,12 @@ fn the_changelog_check_refuses_what_the_validation_refuses() {
     assert_eq!(changelog_problems(good, "0.2.0"), Vec::<String>::new(), "the control passes");
     // (case, text, the manifest's version, what is reported)
     let cases: [(&str, String, &str, &[&str]); 15] = [
-        ("an [Unreleased] entry", good.replace("## [0.2.0] - 2026-11-27\n\n### Added", "## [Unreleased]\n\n### Added\n- d\n\n## [0.2.0] - 2026-11-27\n\n### Added"), "0.2.0", &["[Unreleased]", "not the first entry"]),
+        (
+            "an [Unreleased] entry",
+            good.replace("## [0.2.0] - 2026-11-27\n\n### Added", "## [Unreleased]\n\n### Added\n- d\n\n## [0.2.0] - 2026-11-27\n\n### Added"),
+            "0.2.0",
+            &["[Unreleased]", "not the first entry"],
+        ),
         ("an [Unreleased] entry for the next version", good.replace("[0.2.0] - 2026-11-27", "[Unreleased]"), "0.1.0", &["[Unreleased]", "not the first entry"]),
         ("the version has no entry", good.replace("[0.2.0]", "[0.1.1]"), "0.2.0", &["has no entry"]),
         ("the version is not first", good.to_owned(), "0.1.0", &["not the first entry"]),
@@ -918,7 +920,11 @@ fn the_meta_check_refuses_what_the_validation_refuses() {
     let cases = [
         ("a meta inside Documentation~", with(&[("Documentation~/index.md.meta", Some(100))]), "Documentation~ must hold no .meta"),
         ("a meta in another hidden folder", with(&[("Tests/Runtime/Vectors~/RankingEloReferenceVectors.txt.meta", Some(100))]), "folder Unity does not import"),
-        ("a meta in a hidden folder inside a sample", with(&[("Samples~/LeagueDemo/Notes~", None), ("Samples~/LeagueDemo/Notes~/a.txt", Some(1)), ("Samples~/LeagueDemo/Notes~/a.txt.meta", Some(100))]), "folder Unity does not import"),
+        (
+            "a meta in a hidden folder inside a sample",
+            with(&[("Samples~/LeagueDemo/Notes~", None), ("Samples~/LeagueDemo/Notes~/a.txt", Some(1)), ("Samples~/LeagueDemo/Notes~/a.txt.meta", Some(100))]),
+            "folder Unity does not import",
+        ),
         ("a meta of the Samples~ folder itself", with(&[("Samples~.meta", Some(100))]), "folder Unity does not import"),
         ("a meta without its asset", with(&[("Runtime/Gone.cs.meta", Some(100))]), "without its asset"),
         ("a script without its meta", without("Runtime/EloRules.cs.meta"), "Runtime/EloRules.cs has no .meta"),

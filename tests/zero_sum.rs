@@ -120,7 +120,13 @@ fn zero_sum_team_matches_follow_the_rule() {
         assert_eq!(unsafe { elo_pool_apply(pair, a.as_ptr(), b.as_ptr(), [s].as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
         let (members, offsets) = ([0, 1], [0, 1, 2]);
         assert_eq!(unsafe { elo_pool_apply_teams(team, members.as_ptr(), offsets.as_ptr(), 1, null(), [s].as_ptr()) }, EloResult::Ok);
-        let places = if s == 1.0 { [1, 2] } else if s == 0.0 { [2, 1] } else { [1, 1] };
+        let places = if s == 1.0 {
+            [1, 2]
+        } else if s == 0.0 {
+            [2, 1]
+        } else {
+            [1, 1]
+        };
         assert_eq!(unsafe { elo_pool_apply_placements(free, members.as_ptr(), [0, 2].as_ptr(), 1, places.as_ptr()) }, EloResult::Ok);
         if round == 0 {
             assert_eq!(ffi_ratings(team), [1516.0, 1484.0], "the 1v1 case");

@@ -131,12 +131,7 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 fn report(label: &str, reporters: usize, run: &Run) {
-    println!(
-        "| {label} | {reporters} | {:.0} | {:.2} | {:.2} |",
-        run.matches as f64 / run.seconds,
-        percentile(&run.latencies, 0.5),
-        percentile(&run.latencies, 0.99)
-    );
+    println!("| {label} | {reporters} | {:.0} | {:.2} | {:.2} |", run.matches as f64 / run.seconds, percentile(&run.latencies, 0.5), percentile(&run.latencies, 0.99));
 }
 
 /// A ladder with keys on a fresh database; the players join during a warm-up.
@@ -334,7 +329,10 @@ fn main() {
     // `empty`: PostgreSQL on an empty journal only (a quicker comparison).
     let journals: &[u64] = if args.iter().any(|a| a == "empty") { &[0] } else { &[0, 1_000_000] };
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())).unwrap_or_default();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .unwrap_or_default();
     println!("elo-ladder load benchmark: {seconds} s per run, {cores} cores ({cpu}), {PLAYERS} players, random pairs, keep-alive HTTP/1.1 on 127.0.0.1");
     println!("server: {}", helpers::binary());
     let pg_version = Command::new("sh").args(["-c", "ls /usr/lib/postgresql"]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
@@ -375,7 +373,11 @@ fn report_runs(seconds: f64, only_postgres: bool, journals: &[u64], pg_version: 
             drop(server(&database, &[]));
             let seeded = if journal > 0 { format!(", {journal} journal entries (written in {:.0} s)", grow_journal(&database, journal)) } else { ", empty journal".to_owned() };
             let before = pgbench(&bench_db, seconds);
-            let label = format!("PostgreSQL {pg_version}, {instances} instance{}{}{seeded}", if instances == 1 { "" } else { "s" }, if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(" ")) });
+            let label = format!(
+                "PostgreSQL {pg_version}, {instances} instance{}{}{seeded}",
+                if instances == 1 { "" } else { "s" },
+                if extra.is_empty() { String::new() } else { format!(" ({})", extra.join(" ")) }
+            );
             let eight = matches_per_second(Backend::Postgres, &label, &database, instances, extra, seconds);
             let after = pgbench(&bench_db, seconds);
             let tps = (before + after) / 2.0;

@@ -75,7 +75,9 @@ impl Amendment {
         let shape = |what: &str| ApiError::invalid("invalid_correction", format!("this match is a {}; a correction gives {what}", original.kind()));
         let game = match (original, body) {
             (Game::Pair { a, b, .. }, CorrectBody { score_a: Some(score), places: None }) => Game::Pair { a: a.clone(), b: b.clone(), score_a: score },
-            (Game::Team { team_a, team_b, .. }, CorrectBody { score_a: Some(score), places: None }) => Game::Team { team_a: team_a.clone(), team_b: team_b.clone(), score_a: score },
+            (Game::Team { team_a, team_b, .. }, CorrectBody { score_a: Some(score), places: None }) => {
+                Game::Team { team_a: team_a.clone(), team_b: team_b.clone(), score_a: score }
+            }
             (Game::FreeForAll { entrants, .. }, CorrectBody { score_a: None, places: Some(places) }) => Game::FreeForAll { entrants: entrants.clone(), places },
             (Game::FreeForAll { .. }, _) => return Err(shape("its places: {\"places\": […]}")),
             _ => return Err(shape("its score: {\"score_a\": …}")),
@@ -223,7 +225,9 @@ pub fn plan(request: &Request, target: Option<&Target>, annulment: Option<(i64, 
                 // Already so: the latest correction's answer, or nothing changes.
                 return Ok(Plan::Answer(Ok(match latest_correction {
                     Some((seq, results)) => response(seq, &results),
-                    None => response(target.seq, &serde_json::json!({ "match": request.match_id, "action": "correct", "rerated": 0, "players_changed": 0, "players": [] }).to_string()),
+                    None => {
+                        response(target.seq, &serde_json::json!({ "match": request.match_id, "action": "correct", "rerated": 0, "players_changed": 0, "players": [] }).to_string())
+                    }
                 })));
             }
             Ok(Plan::Apply(amendment))

@@ -82,11 +82,9 @@ pub fn canonical(content: &Content<'_>, number: impl Fn(&str) -> Option<u64>) ->
 fn numbered(game: Game, n: &impl Fn(&str) -> Result<u64, String>) -> Result<NumberedGame, String> {
     Ok(match game {
         Game::Pair { a, b, score_a } => NumberedGame::Pair { a: n(&a)?, b: n(&b)?, score_a },
-        Game::Team { team_a, team_b, score_a } => NumberedGame::Team {
-            team_a: team_a.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
-            team_b: team_b.iter().map(|p| n(p)).collect::<Result<_, _>>()?,
-            score_a,
-        },
+        Game::Team { team_a, team_b, score_a } => {
+            NumberedGame::Team { team_a: team_a.iter().map(|p| n(p)).collect::<Result<_, _>>()?, team_b: team_b.iter().map(|p| n(p)).collect::<Result<_, _>>()?, score_a }
+        }
         Game::FreeForAll { entrants, places } => NumberedGame::FreeForAll { entrants: entrants.iter().map(|p| n(p)).collect::<Result<_, _>>()?, places },
     })
 }

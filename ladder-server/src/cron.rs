@@ -175,7 +175,17 @@ mod tests {
 
     #[test]
     fn bad_expressions_say_why() {
-        for (text, needle) in [("* * * *", "five fields"), ("60 * * * *", "minute"), ("* 24 * * *", "hour"), ("* * 0 * *", "day of month"), ("* * * 13 *", "month"), ("* * * * 8", "day of week"), ("*/0 * * * *", "step"), ("a * * * *", "not a number"), ("5-1 * * * *", "outside")] {
+        for (text, needle) in [
+            ("* * * *", "five fields"),
+            ("60 * * * *", "minute"),
+            ("* 24 * * *", "hour"),
+            ("* * 0 * *", "day of month"),
+            ("* * * 13 *", "month"),
+            ("* * * * 8", "day of week"),
+            ("*/0 * * * *", "step"),
+            ("a * * * *", "not a number"),
+            ("5-1 * * * *", "outside"),
+        ] {
             let error = Cron::parse(text).unwrap_err();
             assert!(error.contains(needle), "{text}: {error}");
         }

@@ -91,11 +91,7 @@ impl ApiError {
     /// 503: the request took longer than the server's request timeout. Its work may still
     /// complete: retrying with the same id gives its answer once it has.
     pub fn timed_out(seconds: u64) -> Self {
-        let mut error = Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "timeout",
-            format!("no answer within {seconds} s; the request may still complete: retry it (with the same id)"),
-        );
+        let mut error = Self::new(StatusCode::SERVICE_UNAVAILABLE, "timeout", format!("no answer within {seconds} s; the request may still complete: retry it (with the same id)"));
         error.retry_after = Some(1);
         error
     }

@@ -59,9 +59,7 @@ impl EventRequest {
     pub fn parse(body: &[u8], event: LadderEvent) -> Result<Self, ApiError> {
         let what = event.kind();
         if body.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::bad_request(format!(
-                "send {{\"id\": \"…\"}}: a {what} is applied once per id, so that a retried request cannot apply it twice"
-            )));
+            return Err(ApiError::bad_request(format!("send {{\"id\": \"…\"}}: a {what} is applied once per id, so that a retried request cannot apply it twice")));
         }
         let body: EventBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("{what}: {e}")))?;
         check_name(&body.id, "id")?;
@@ -166,7 +164,15 @@ pub struct EventRules<'a> {
 ///
 /// # Errors
 /// 500 when a stored state is refused by the engine (a damaged database).
-pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow], zero_sum: Option<ZeroSum>, decayed_through: Option<f64>, now: f64, season: i64) -> Result<EventOutcome, ApiError> {
+pub fn run_event(
+    rules: &EventRules<'_>,
+    event: LadderEvent,
+    rows: &[PlayerRow],
+    zero_sum: Option<ZeroSum>,
+    decayed_through: Option<f64>,
+    now: f64,
+    season: i64,
+) -> Result<EventOutcome, ApiError> {
     let states = rows.iter().map(|row| StoredPlayer::from_fields(row.state)).collect();
     let offset = zero_sum.map_or(0.0, |z| z.offset);
     let mut pool = Pool::from_stored(rules.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;

@@ -65,10 +65,8 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limi
 /// # Errors
 /// The listener fails.
 pub async fn serve_metrics(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    let app = axum::Router::new().route(
-        "/metrics",
-        axum::routing::get(|axum::extract::State(state): axum::extract::State<Arc<AppState>>| async move { http::metrics::exposition(&state) }),
-    );
+    let app = axum::Router::new()
+        .route("/metrics", axum::routing::get(|axum::extract::State(state): axum::extract::State<Arc<AppState>>| async move { http::metrics::exposition(&state) }));
     axum::serve(listener, app.with_state(state)).await
 }
 

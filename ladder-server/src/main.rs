@@ -53,15 +53,37 @@ fn command() -> Command {
                 .arg(count("max-connections", "1024", "open client connections at most (more are closed at once)"))
                 .arg(count("max-connections-per-address", "64", "open client connections per client address at most"))
                 .arg(count("max-db-connections", "32", "PostgreSQL connections this server keeps at most"))
-                .arg(count("committers", "2", "PostgreSQL: transactions of match reports in flight at once (group commit; 1 can do better when several servers share a small database machine)"))
+                .arg(count(
+                    "committers",
+                    "2",
+                    "PostgreSQL: transactions of match reports in flight at once (group commit; 1 can do better when several servers share a small database machine)",
+                ))
                 .arg(seconds("header-timeout", "10", "the longest a client may take to send a request's head"))
                 .arg(seconds("body-timeout", "10", "the longest a client may take to send a request's body"))
                 .arg(seconds("idle-timeout", "60", "keep-alive connections silent this long are closed"))
                 .arg(seconds("request-timeout", "60", "a request not answered within this gets 503 (its work goes on; retry with the same id)"))
                 .arg(seconds("shutdown-grace", "10", "on SIGTERM, how long requests in flight may finish"))
-                .arg(Arg::new("drain-delay").long("drain-delay").value_name("SECONDS").default_value("0").value_parser(clap::value_parser!(u64)).help("on SIGTERM, keep serving this long with /readyz answering 503 before closing the listener"))
-                .arg(Arg::new("cors-origin").long("cors-origin").value_name("ORIGIN").action(ArgAction::Append).help("allow browser pages from this origin (e.g. https://game.example); repeatable; none by default"))
-                .arg(Arg::new("metrics-listen").long("metrics-listen").value_name("ADDR").help("serve GET /metrics without a key on this (private) address; /metrics on the API needs an admin key"))
+                .arg(
+                    Arg::new("drain-delay")
+                        .long("drain-delay")
+                        .value_name("SECONDS")
+                        .default_value("0")
+                        .value_parser(clap::value_parser!(u64))
+                        .help("on SIGTERM, keep serving this long with /readyz answering 503 before closing the listener"),
+                )
+                .arg(
+                    Arg::new("cors-origin")
+                        .long("cors-origin")
+                        .value_name("ORIGIN")
+                        .action(ArgAction::Append)
+                        .help("allow browser pages from this origin (e.g. https://game.example); repeatable; none by default"),
+                )
+                .arg(
+                    Arg::new("metrics-listen")
+                        .long("metrics-listen")
+                        .value_name("ADDR")
+                        .help("serve GET /metrics without a key on this (private) address; /metrics on the API needs an admin key"),
+                )
                 .arg(Arg::new("log-format").long("log-format").value_parser(["text", "json"]).default_value("text").help("request and event logs on stderr: text or JSON lines")),
         )
         .subcommand(
@@ -79,11 +101,13 @@ fn command() -> Command {
                         .arg(Arg::new("ladder").long("ladder").value_name("NAME").help("limit the key to one ladder")),
                 )
                 .subcommand(
-                    database_args(Command::new("revoke").about("Revoke a key (by the key or its id, the 16 hex digits after elo_)")).arg(Arg::new("key").required(true).value_name("KEY_OR_ID")),
+                    database_args(Command::new("revoke").about("Revoke a key (by the key or its id, the 16 hex digits after elo_)"))
+                        .arg(Arg::new("key").required(true).value_name("KEY_OR_ID")),
                 )
-                .subcommand(database_args(Command::new("list").about("List the keys: id, scope, ladder, created, revoked (never a secret)")).arg(
-                    Arg::new("json").long("json").action(ArgAction::SetTrue).help("one JSON object per line"),
-                )),
+                .subcommand(
+                    database_args(Command::new("list").about("List the keys: id, scope, ladder, created, revoked (never a secret)"))
+                        .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("one JSON object per line")),
+                ),
         )
 }
 
@@ -318,7 +342,8 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
                 }
                 for entry in &page.entries {
                     after = entry.seq;
-                    let exported: Exported = serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
+                    let exported: Exported =
+                        serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
                     verifier.entry(&exported).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
                 }
             }

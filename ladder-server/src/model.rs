@@ -29,10 +29,7 @@ pub fn check_name(value: &str, what: &str) -> Result<(), ApiError> {
     }
     if value.is_empty() || value.len() > MAX_NAME || !value.chars().all(ok_char) {
         let shown: String = value.chars().take(MAX_NAME + 1).collect();
-        return Err(ApiError::invalid(
-            "invalid_name",
-            format!("{what} {shown:?} must be 1 to {MAX_NAME} characters from A-Z, a-z, 0-9, '-', '_', '.', ':'"),
-        ));
+        return Err(ApiError::invalid("invalid_name", format!("{what} {shown:?} must be 1 to {MAX_NAME} characters from A-Z, a-z, 0-9, '-', '_', '.', ':'")));
     }
     Ok(())
 }
@@ -145,28 +142,17 @@ impl MatchRequest {
             Outcome::from_score(score).map_err(|e| ApiError::invalid("invalid_match", e.to_string()))?;
             Ok(score + 0.0) // -0 is 0: one canonical form for retries
         };
-        let mixed = |shape: &str, fields: &str| {
-            Err(ApiError::invalid("invalid_match", format!("a {shape} match takes {fields}; other fields are not allowed with it")))
-        };
+        let mixed = |shape: &str, fields: &str| Err(ApiError::invalid("invalid_match", format!("a {shape} match takes {fields}; other fields are not allowed with it")));
         let game = match body {
-            MatchBody { a: Some(a), b: Some(b), score_a, team_a: None, team_b: None, entrants: None, places: None, .. } => {
-                Game::Pair { a, b, score_a: score(score_a)? }
-            }
+            MatchBody { a: Some(a), b: Some(b), score_a, team_a: None, team_b: None, entrants: None, places: None, .. } => Game::Pair { a, b, score_a: score(score_a)? },
             MatchBody { team_a: Some(team_a), team_b: Some(team_b), score_a, a: None, b: None, entrants: None, places: None, .. } => {
                 Game::Team { team_a, team_b, score_a: score(score_a)? }
             }
-            MatchBody { entrants: Some(entrants), places: Some(places), a: None, b: None, team_a: None, team_b: None, score_a: None, .. } => {
-                Game::FreeForAll { entrants, places }
-            }
+            MatchBody { entrants: Some(entrants), places: Some(places), a: None, b: None, team_a: None, team_b: None, score_a: None, .. } => Game::FreeForAll { entrants, places },
             MatchBody { a: Some(_), .. } | MatchBody { b: Some(_), .. } => return mixed("pair", "a, b and score_a"),
             MatchBody { team_a: Some(_), .. } | MatchBody { team_b: Some(_), .. } => return mixed("team", "team_a, team_b and score_a"),
             MatchBody { entrants: Some(_), .. } | MatchBody { places: Some(_), .. } => return mixed("free-for-all", "entrants and places"),
-            _ => {
-                return Err(ApiError::invalid(
-                    "invalid_match",
-                    "a match is a pair (a, b, score_a), teams (team_a, team_b, score_a) or a free-for-all (entrants, places)",
-                ))
-            }
+            _ => return Err(ApiError::invalid("invalid_match", "a match is a pair (a, b, score_a), teams (team_a, team_b, score_a) or a free-for-all (entrants, places)")),
         };
         let request = Self { id: body.id, game };
         request.check(rules)?;
@@ -223,10 +209,7 @@ impl MatchRequest {
             }
             Game::FreeForAll { entrants, places } => {
                 if !ENTRANTS.contains(&entrants.len()) {
-                    return Err(ApiError::invalid(
-                        "invalid_match",
-                        format!("a free-for-all has {} to {} entrants (got {})", ENTRANTS.start(), ENTRANTS.end(), entrants.len()),
-                    ));
+                    return Err(ApiError::invalid("invalid_match", format!("a free-for-all has {} to {} entrants (got {})", ENTRANTS.start(), ENTRANTS.end(), entrants.len())));
                 }
                 rules.check_placements(&vec![rules.new_player(); entrants.len()], places).map_err(engine)
             }

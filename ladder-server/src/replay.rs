@@ -90,7 +90,11 @@ impl Rebuild {
                 }
                 let game: Game = serde_json::from_str(&entry.inputs).map_err(|e| broken(&format!("inputs: {e}")))?;
                 let request = MatchRequest { id: String::new(), game };
-                let before: Vec<f32> = request.players().iter().map(|name| self.rows.get(*name).map(|r| current(&r.state, self.zero_sum.map_or(0.0, |z| z.offset)).rating).unwrap_or(f32::NAN)).collect();
+                let before: Vec<f32> = request
+                    .players()
+                    .iter()
+                    .map(|name| self.rows.get(*name).map(|r| current(&r.state, self.zero_sum.map_or(0.0, |z| z.offset)).rating).unwrap_or(f32::NAN))
+                    .collect();
                 if before.iter().any(|r| r.is_nan()) {
                     return Err(broken("a player of the match never joined"));
                 }

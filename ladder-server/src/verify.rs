@@ -142,7 +142,15 @@ impl Verifier {
         self.summary.head = entry.hash.clone();
         // The replay.
         let effective = entry.corrected.as_ref().map_or_else(|| inputs.clone(), serde_json::Value::to_string);
-        let stored = StoredEntry { seq: entry.seq, kind: entry.kind.clone(), time: entry.time, inputs: effective, joined: entry.joined.clone(), annulled: entry.annulled, results: entry.results.to_string() };
+        let stored = StoredEntry {
+            seq: entry.seq,
+            kind: entry.kind.clone(),
+            time: entry.time,
+            inputs: effective,
+            joined: entry.joined.clone(),
+            annulled: entry.annulled,
+            results: entry.results.to_string(),
+        };
         let step = self.rebuild.step(&stored).map_err(|e| fail(e.message))?;
         if let Some(results) = step.results {
             let replayed: serde_json::Value = serde_json::from_str(&results).map_err(|e| fail(e.to_string()))?;
@@ -202,7 +210,8 @@ impl Verifier {
             for player in stored {
                 let replayed = self.rebuild.players().get(&player.player).ok_or_else(|| Failure { seq: 0, reason: format!("player {:?} is not in the journal", player.player) })?;
                 let replayed = current(&replayed.state, zero_sum.map_or(0.0, |z| z.offset));
-                let same = replayed == player.state && replayed.rating.to_bits() == player.state.rating.to_bits() && replayed.peak_rating.to_bits() == player.state.peak_rating.to_bits();
+                let same =
+                    replayed == player.state && replayed.rating.to_bits() == player.state.rating.to_bits() && replayed.peak_rating.to_bits() == player.state.peak_rating.to_bits();
                 if !same {
                     return Err(Failure { seq: 0, reason: format!("player {:?}: stored {:?}, replayed {:?}", player.player, player.state, replayed) });
                 }
@@ -219,7 +228,12 @@ impl Summary {
     pub fn line(&self, ladder: &str) -> String {
         format!(
             "ladder {ladder}: {} entries ({} matches, {} annulled, {} corrected), {} players; chain head {}",
-            self.entries, self.matches, self.annulled, self.corrected, self.players, if self.head.is_empty() { "(empty)" } else { &self.head }
+            self.entries,
+            self.matches,
+            self.annulled,
+            self.corrected,
+            self.players,
+            if self.head.is_empty() { "(empty)" } else { &self.head }
         )
     }
 }

@@ -50,9 +50,7 @@ impl Plan {
     #[must_use]
     pub fn new<'a>(rules: &Rules, k: Option<&'a [f32]>) -> Option<(Self, KSource<'a>)> {
         let config = rules.config();
-        let qualifies = rules.expectation().kind == ExpectationKind::Logistic
-            && config.rounding == Rounding::None
-            && !rules.league_bonuses;
+        let qualifies = rules.expectation().kind == ExpectationKind::Logistic && config.rounding == Rounding::None && !rules.league_bonuses;
         if !qualifies {
             return None;
         }
@@ -66,10 +64,7 @@ impl Plan {
             floor: rules.floor,
             score_share_bonus: config.score_share_bonus,
             victory_bonus: config.victory_bonus,
-            plain: rules.expectation().cap == f64::INFINITY
-                && rules.floor == f64::NEG_INFINITY
-                && config.score_share_bonus.to_bits() == 0
-                && config.victory_bonus.to_bits() == 0,
+            plain: rules.expectation().cap == f64::INFINITY && rules.floor == f64::NEG_INFINITY && config.score_share_bonus.to_bits() == 0 && config.victory_bonus.to_bits() == 0,
         };
         Some((plan, source))
     }
@@ -396,7 +391,12 @@ mod tests {
         s[0] = 0.5;
         s[1] = 0.5;
         let k: Vec<f32> = (0..n).map(|_| 64.0 * next()).collect();
-        for json in ["{}", r#"{"min_rating": 1000, "victory_bonus": 1.5, "score_share_bonus": 0.25, "max_rating_difference": 400}"#, r#"{"k_policy":{"policy":"constant","k":24.7},"k_combine":"average"}"#, r#"{"victory_bonus": -0.0, "score_share_bonus": 0}"#] {
+        for json in [
+            "{}",
+            r#"{"min_rating": 1000, "victory_bonus": 1.5, "score_share_bonus": 0.25, "max_rating_difference": 400}"#,
+            r#"{"k_policy":{"policy":"constant","k":24.7},"k_combine":"average"}"#,
+            r#"{"victory_bonus": -0.0, "score_share_bonus": 0}"#,
+        ] {
             let rules = Config::from_json(json).unwrap();
             for per_pair in [false, true] {
                 let (plan, source) = Plan::new(&rules, per_pair.then_some(&k[..])).unwrap();
@@ -407,11 +407,7 @@ mod tests {
                     run_in_place_with(isa, &plan, source, &mut in_a, &mut in_b, &s);
                     for i in 0..n {
                         let outcome = Outcome { score_a: f64::from(s[i]), share_a: f64::from(s[i]) };
-                        let (x, y) = if per_pair {
-                            rules.rate_with_k(a[i], b[i], outcome, f64::from(k[i]), f64::from(k[i]))
-                        } else {
-                            rules.rate(a[i], b[i], outcome).unwrap()
-                        };
+                        let (x, y) = if per_pair { rules.rate_with_k(a[i], b[i], outcome, f64::from(k[i]), f64::from(k[i])) } else { rules.rate(a[i], b[i], outcome).unwrap() };
                         let want = (x.to_bits(), y.to_bits());
                         assert_eq!((out_a[i].to_bits(), out_b[i].to_bits()), want, "{json} {isa:?} pair {i}");
                         assert_eq!((in_a[i].to_bits(), in_b[i].to_bits()), want, "{json} {isa:?} in place {i}");

@@ -75,11 +75,7 @@ pub struct BatchInput<'a> {
 /// array is given.
 pub fn validate(rules: &Rules, input: &BatchInput<'_>) -> Result<(), BatchError> {
     let n = input.rating_a.len();
-    let lengths = [
-        ("rating_b", input.rating_b.len()),
-        ("score_a", input.score_a.len()),
-        ("k", input.k.map_or(n, <[f32]>::len)),
-    ];
+    let lengths = [("rating_b", input.rating_b.len()), ("score_a", input.score_a.len()), ("k", input.k.map_or(n, <[f32]>::len))];
     for (name, len) in lengths {
         if len != n {
             return Err(BatchError::LengthMismatch { name, len, expected: n });
@@ -122,10 +118,7 @@ fn rate_one(rules: &Rules, rating_a: f32, rating_b: f32, score_a: f32, k: Option
     } else {
         let policy = &rules.config().k_policy;
         let leagues = &rules.config().leagues;
-        (
-            policy.k_from_rating(rating_a, leagues).unwrap_or(0.0),
-            policy.k_from_rating(rating_b, leagues).unwrap_or(0.0),
-        )
+        (policy.k_from_rating(rating_a, leagues).unwrap_or(0.0), policy.k_from_rating(rating_b, leagues).unwrap_or(0.0))
     };
     rules.rate_with_k(rating_a, rating_b, outcome, k_a, k_b)
 }
@@ -158,13 +151,7 @@ pub fn rate(rules: &Rules, input: &BatchInput<'_>, out_a: &mut [f32], out_b: &mu
 ///
 /// # Errors
 /// As [`validate`]; the arrays are untouched on error.
-pub fn rate_in_place(
-    rules: &Rules,
-    rating_a: &mut [f32],
-    rating_b: &mut [f32],
-    score_a: &[f32],
-    k: Option<&[f32]>,
-) -> Result<(), BatchError> {
+pub fn rate_in_place(rules: &Rules, rating_a: &mut [f32], rating_b: &mut [f32], score_a: &[f32], k: Option<&[f32]>) -> Result<(), BatchError> {
     validate(rules, &BatchInput { rating_a, rating_b, score_a, k })?;
     if let Some((plan, source)) = kernel::Plan::new(rules, k) {
         kernel::run_in_place(&plan, source, rating_a, rating_b, score_a);

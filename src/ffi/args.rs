@@ -32,9 +32,7 @@ pub unsafe fn arg_mut<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, FfiEr
 
 /// Checks a count or length: `ELO_RESULT_INVALID_LENGTH` when negative.
 pub fn arg_len(len: i32, name: &str) -> Result<usize, FfiError> {
-    usize::try_from(len).map_err(|_| {
-        FfiError::new(EloResult::InvalidLength, format!("{name} must not be negative (got {len})"))
-    })
+    usize::try_from(len).map_err(|_| FfiError::new(EloResult::InvalidLength, format!("{name} must not be negative (got {len})")))
 }
 
 /// Borrows `len` elements at `ptr`. NULL is accepted only when `len` is 0; a length no
@@ -97,8 +95,7 @@ pub fn reserve<T>(len: usize, what: &str) -> Result<Vec<T>, FfiError> {
 pub unsafe fn arg_utf8<'a>(ptr: *const c_char, len: i32, name: &str) -> Result<&'a str, FfiError> {
     let len = arg_len(len, &format!("{name}_len"))?;
     let bytes = unsafe { arg_slice(ptr.cast::<u8>(), len, name)? };
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| FfiError::new(EloResult::InvalidUtf8, format!("{name} is not valid UTF-8: {e}")))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| FfiError::new(EloResult::InvalidUtf8, format!("{name} is not valid UTF-8: {e}")))?;
     if text.ends_with('\0') {
         return Err(FfiError::new(
             EloResult::InvalidLength,
@@ -124,14 +121,10 @@ pub unsafe fn write_text(text: &str, buffer: *mut c_char, buffer_len: i32, out_l
     let capacity = arg_len(buffer_len, "buffer_len")?;
     check_disjoint(&[("buffer", Region::of(buffer.cast_const(), capacity)), ("out_len", Region::of(out_len.cast_const(), 1))], &[])?;
     let out_len = unsafe { arg_mut(out_len, "out_len")? };
-    let needed = i32::try_from(text.len())
-        .map_err(|_| FfiError::new(EloResult::BufferTooSmall, "text longer than 2^31 bytes"))?;
+    let needed = i32::try_from(text.len()).map_err(|_| FfiError::new(EloResult::BufferTooSmall, "text longer than 2^31 bytes"))?;
     *out_len = needed;
     if capacity < text.len() + 1 {
-        return Err(FfiError::new(
-            EloResult::BufferTooSmall,
-            format!("buffer_len is {capacity} but {} bytes are needed (text plus NUL)", text.len() + 1),
-        ));
+        return Err(FfiError::new(EloResult::BufferTooSmall, format!("buffer_len is {capacity} but {} bytes are needed (text plus NUL)", text.len() + 1)));
     }
     let out = unsafe { arg_slice_mut(buffer.cast::<u8>(), capacity, "buffer")? };
     out[..text.len()].copy_from_slice(text.as_bytes());

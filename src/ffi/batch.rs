@@ -99,12 +99,7 @@ impl BatchArrays {
             let rating_b = unsafe { arg_slice_mut(self.out_rating_b, n, "rating_b")? };
             batch::rate_in_place(rules, rating_a, rating_b, score_a, k)?;
         } else {
-            let input = BatchInput {
-                rating_a: unsafe { arg_slice(self.rating_a, n, "rating_a")? },
-                rating_b: unsafe { arg_slice(self.rating_b, n, "rating_b")? },
-                score_a,
-                k,
-            };
+            let input = BatchInput { rating_a: unsafe { arg_slice(self.rating_a, n, "rating_a")? }, rating_b: unsafe { arg_slice(self.rating_b, n, "rating_b")? }, score_a, k };
             let out_a = unsafe { arg_slice_mut(self.out_rating_a, n, "out_rating_a")? };
             let out_b = unsafe { arg_slice_mut(self.out_rating_b, n, "out_rating_b")? };
             batch::rate(rules, &input, out_a, out_b)?;

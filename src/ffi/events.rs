@@ -55,10 +55,7 @@ impl EventsOut<'_> {
     pub(crate) unsafe fn new(events: *mut EloLeagueChange, capacity: i32, out_count: *mut i32, outputs: &[(&str, Region)], inputs: &[(&str, Region)]) -> Result<Self, FfiError> {
         let capacity = arg_len(capacity, "events_capacity")?;
         if events.is_null() && capacity > 0 {
-            return Err(FfiError::new(
-                EloResult::NullPointer,
-                format!("out_events must not be NULL when events_capacity is {capacity} (pass NULL with 0 for no events)"),
-            ));
+            return Err(FfiError::new(EloResult::NullPointer, format!("out_events must not be NULL when events_capacity is {capacity} (pass NULL with 0 for no events)")));
         }
         if !events.is_null() && out_count.is_null() {
             return Err(FfiError::new(EloResult::NullPointer, "out_event_count must not be NULL when out_events is given"));

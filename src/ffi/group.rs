@@ -133,7 +133,14 @@ pub unsafe extern "C" fn elo_rate_placements(config: *const EloConfig, players: 
 /// `pool` must be a live handle; `team_offsets` valid for `2 * match_count + 1` elements,
 /// `score_a` for `match_count`, `members` (and `weights` unless NULL) for the last offset.
 #[no_mangle]
-pub unsafe extern "C" fn elo_pool_apply_teams(pool: *mut EloPool, members: *const i32, team_offsets: *const i32, match_count: i32, weights: *const f32, score_a: *const f32) -> EloResult {
+pub unsafe extern "C" fn elo_pool_apply_teams(
+    pool: *mut EloPool,
+    members: *const i32,
+    team_offsets: *const i32,
+    match_count: i32,
+    weights: *const f32,
+    score_a: *const f32,
+) -> EloResult {
     ffi_boundary!(result => { unsafe { apply_teams(pool, members, team_offsets, match_count, weights, score_a, None) } })
 }
 
@@ -267,11 +274,7 @@ unsafe fn apply_placements(pool: *mut EloPool, entrants: *const i32, offsets: *c
     matches.extend((0..count).map(|m| PlacementMatch { entrants: &entrants[at(m)..at(m + 1)], places: &place_values[at(m)..at(m + 1)] }));
     let mut changes = Vec::new();
     let mut pool = unsafe { lock(pool)? };
-    let applied = if events.as_ref().is_some_and(EventsOut::wanted) {
-        pool.apply_placements_with_events(&matches, &mut changes)
-    } else {
-        pool.apply_placements(&matches)
-    };
+    let applied = if events.as_ref().is_some_and(EventsOut::wanted) { pool.apply_placements_with_events(&matches, &mut changes) } else { pool.apply_placements(&matches) };
     applied.map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);

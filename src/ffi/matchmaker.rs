@@ -24,10 +24,7 @@ pub struct EloMatchmaker {
 /// the call.
 unsafe fn lock<'a>(matchmaker: *const EloMatchmaker) -> Result<MutexGuard<'a, Matchmaker>, FfiError> {
     let matchmaker = unsafe { arg_ref(matchmaker, "matchmaker")? };
-    matchmaker
-        .queue
-        .lock()
-        .map_err(|_| FfiError::new(EloResult::Panic, "the matchmaker is unusable after an internal error"))
+    matchmaker.queue.lock().map_err(|_| FfiError::new(EloResult::Panic, "the matchmaker is unusable after an internal error"))
 }
 
 /// Creates an empty queue. Two players may meet when their rating difference is within

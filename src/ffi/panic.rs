@@ -55,10 +55,7 @@ pub fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 }
 
 fn panic_error(payload: &(dyn Any + Send)) -> FfiError {
-    let detail = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".to_owned());
+    let detail =
+        payload.downcast_ref::<&str>().map(|s| (*s).to_owned()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic payload".to_owned());
     FfiError::new(EloResult::Panic, format!("internal error (please report it): {detail}"))
 }

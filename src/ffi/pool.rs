@@ -36,9 +36,10 @@ pub(crate) unsafe fn lock<'a>(pool: *const EloPool) -> Result<MutexGuard<'a, Poo
 }
 
 fn index_arg(index: i32, len: usize, name: &str) -> Result<usize, FfiError> {
-    usize::try_from(index).ok().filter(|i| *i < len).ok_or_else(|| {
-        FfiError::new(EloResult::IndexOutOfRange, format!("{name} {index} is out of range (the pool has {len} players)"))
-    })
+    usize::try_from(index)
+        .ok()
+        .filter(|i| *i < len)
+        .ok_or_else(|| FfiError::new(EloResult::IndexOutOfRange, format!("{name} {index} is out of range (the pool has {len} players)")))
 }
 
 /// The shared body of the per-player queries: check the output, lock, check the index,
@@ -224,14 +225,7 @@ pub unsafe extern "C" fn elo_pool_get_leagues(pool: *const EloPool, start: i32, 
 /// The shared body of the bulk read-backs: check the range arguments and the output,
 /// lock, and write `read(pool, player)` for each player of the range straight into the
 /// caller's array.
-unsafe fn read_range<T>(
-    pool: *const EloPool,
-    start: i32,
-    count: i32,
-    out: *mut T,
-    out_name: &str,
-    read: impl Fn(&Pool, &PlayerState) -> T,
-) -> Result<(), FfiError> {
+unsafe fn read_range<T>(pool: *const EloPool, start: i32, count: i32, out: *mut T, out_name: &str, read: impl Fn(&Pool, &PlayerState) -> T) -> Result<(), FfiError> {
     let (start, n) = (arg_len(start, "start")?, arg_len(count, "count")?);
     let out = unsafe { arg_slice_mut(out, n, out_name)? };
     let pool = unsafe { lock(pool)? };
@@ -373,14 +367,13 @@ unsafe fn apply(
     let regions = [0, 1, 2].map(|i| (names[i], Region::of(outputs[i].cast_const(), n)));
     check_disjoint(&regions, inputs)?;
     let optional = |ptr: *mut f32, name: &str| -> Result<Option<&mut [f32]>, FfiError> {
-        if ptr.is_null() { Ok(None) } else { Ok(Some(unsafe { arg_slice_mut(ptr, n, name)? })) }
+        if ptr.is_null() {
+            Ok(None)
+        } else {
+            Ok(Some(unsafe { arg_slice_mut(ptr, n, name)? }))
+        }
     };
-    let outputs = MatchOutputs {
-        delta_a: optional(outputs[0], names[0])?,
-        delta_b: optional(outputs[1], names[1])?,
-        expected_a: optional(outputs[2], names[2])?,
-        events: None,
-    };
+    let outputs = MatchOutputs { delta_a: optional(outputs[0], names[0])?, delta_b: optional(outputs[1], names[1])?, expected_a: optional(outputs[2], names[2])?, events: None };
     let mut changes = Vec::new();
     let wants_events = events.as_ref().is_some_and(EventsOut::wanted);
     let outputs = MatchOutputs { events: wants_events.then_some(&mut changes), ..outputs };
@@ -398,10 +391,9 @@ unsafe fn apply(
 /// named as such.
 pub(crate) fn list_error(error: PoolError) -> FfiError {
     match error {
-        PoolError::IndexOutOfRange { position, index, len } if index == usize::MAX => FfiError::new(
-            EloResult::IndexOutOfRange,
-            format!("matches[{position}]: a player index is negative (the pool has {len} players); nothing was applied"),
-        ),
+        PoolError::IndexOutOfRange { position, index, len } if index == usize::MAX => {
+            FfiError::new(EloResult::IndexOutOfRange, format!("matches[{position}]: a player index is negative (the pool has {len} players); nothing was applied"))
+        }
         other => other.into(),
     }
 }

@@ -129,7 +129,16 @@ pub unsafe extern "C" fn elo_rate(config: *const EloConfig, rating_a: f32, ratin
 /// # Safety
 /// As [`elo_rate`].
 #[no_mangle]
-pub unsafe extern "C" fn elo_rate_with_k(config: *const EloConfig, rating_a: f32, rating_b: f32, score_a: f32, k_a: f32, k_b: f32, out_rating_a: *mut f32, out_rating_b: *mut f32) -> EloResult {
+pub unsafe extern "C" fn elo_rate_with_k(
+    config: *const EloConfig,
+    rating_a: f32,
+    rating_b: f32,
+    score_a: f32,
+    k_a: f32,
+    k_b: f32,
+    out_rating_a: *mut f32,
+    out_rating_b: *mut f32,
+) -> EloResult {
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
         let outcome = Outcome::from_score(f64::from(score_a))?;
@@ -147,7 +156,15 @@ pub unsafe extern "C" fn elo_rate_with_k(config: *const EloConfig, rating_a: f32
 /// # Safety
 /// As [`elo_rate`].
 #[no_mangle]
-pub unsafe extern "C" fn elo_rate_points(config: *const EloConfig, rating_a: f32, rating_b: f32, points_a: f32, points_b: f32, out_rating_a: *mut f32, out_rating_b: *mut f32) -> EloResult {
+pub unsafe extern "C" fn elo_rate_points(
+    config: *const EloConfig,
+    rating_a: f32,
+    rating_b: f32,
+    points_a: f32,
+    points_b: f32,
+    out_rating_a: *mut f32,
+    out_rating_b: *mut f32,
+) -> EloResult {
     ffi_boundary!(result => {
         let config = unsafe { arg_ref(config, "config")? };
         let outcome = config.rules.outcome_from_points(f64::from(points_a), f64::from(points_b))?;
@@ -175,7 +192,13 @@ pub unsafe extern "C" fn elo_rate_players(config: *const EloConfig, player_a: *m
 /// # Safety
 /// As [`elo_rate_players`].
 #[no_mangle]
-pub unsafe extern "C" fn elo_rate_players_points(config: *const EloConfig, player_a: *mut EloPlayerState, player_b: *mut EloPlayerState, points_a: f32, points_b: f32) -> EloResult {
+pub unsafe extern "C" fn elo_rate_players_points(
+    config: *const EloConfig,
+    player_a: *mut EloPlayerState,
+    player_b: *mut EloPlayerState,
+    points_a: f32,
+    points_b: f32,
+) -> EloResult {
     ffi_boundary!(result => {
         let rules = &unsafe { arg_ref(config, "config")? }.rules;
         let outcome = rules.outcome_from_points(f64::from(points_a), f64::from(points_b))?;

@@ -69,10 +69,9 @@ impl FileError {
         let folder = self.folder();
         let folder_missing = !folder.is_dir();
         match self.error.kind() {
-            ErrorKind::NotFound if self.operation.writes() || folder_missing => format!(
-                "the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)",
-                folder.display()
-            ),
+            ErrorKind::NotFound if self.operation.writes() || folder_missing => {
+                format!("the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)", folder.display())
+            }
             ErrorKind::NotFound => "the file does not exist (nothing was saved at this path yet: check the path, or start a new pool)".to_owned(),
             ErrorKind::PermissionDenied if self.operation.writes() => {
                 format!("permission denied (this process may not write files in the folder \"{}\")", folder.display())
@@ -204,12 +203,7 @@ fn remove_leftovers(folder: &Path, prefix: &OsStr) {
         if !name.as_encoded_bytes().starts_with(prefix) {
             continue;
         }
-        let old = entry
-            .metadata()
-            .ok()
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > LEFTOVER_AGE);
+        let old = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > LEFTOVER_AGE);
         if old {
             let _ = fs::remove_file(entry.path());
         }

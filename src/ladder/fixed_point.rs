@@ -66,17 +66,50 @@ mod tests {
     #[test]
     fn edges_match_the_casts() {
         let floats = [
-            0.0, -0.0, 1.5, -1.5, 9.0e18, -9.0e18, 9.3e18, 2f64.powi(63), -(2f64.powi(63)), 2f64.powi(64), 2f64.powi(95) * 1.75,
-            -(2f64.powi(100)), 2f64.powi(126), 2f64.powi(127), -(2f64.powi(127)), 2f64.powi(128), f64::MAX, f64::MIN, f64::INFINITY,
-            f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE,
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            9.0e18,
+            -9.0e18,
+            9.3e18,
+            2f64.powi(63),
+            -(2f64.powi(63)),
+            2f64.powi(64),
+            2f64.powi(95) * 1.75,
+            -(2f64.powi(100)),
+            2f64.powi(126),
+            2f64.powi(127),
+            -(2f64.powi(127)),
+            2f64.powi(128),
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
         ];
         for x in floats {
             assert_eq!(f64_to_i128(x), x as i128, "{x:e}");
         }
         let integers = [
-            0i128, 1, -1, i128::from(i64::MAX), i128::from(i64::MIN), i128::from(i64::MAX) + 1, i128::from(i64::MIN) - 1, i128::MAX, i128::MIN,
-            i128::MAX - 1, i128::MIN + 1, (1 << 100) + (1 << 47), (1 << 100) + (1 << 47) + 1, (1 << 100) + (3 << 47), -((1 << 70) + (1 << 17)),
-            (1 << 64) + 1, (1 << 64) - 1,
+            0i128,
+            1,
+            -1,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN),
+            i128::from(i64::MAX) + 1,
+            i128::from(i64::MIN) - 1,
+            i128::MAX,
+            i128::MIN,
+            i128::MAX - 1,
+            i128::MIN + 1,
+            (1 << 100) + (1 << 47),
+            (1 << 100) + (1 << 47) + 1,
+            (1 << 100) + (3 << 47),
+            -((1 << 70) + (1 << 17)),
+            (1 << 64) + 1,
+            (1 << 64) - 1,
         ];
         for v in integers {
             assert_eq!(i128_to_f64(v).to_bits(), (v as f64).to_bits(), "{v}");

@@ -72,11 +72,7 @@ impl MatchmakingSettings {
     /// `max_distance < initial_distance`, or `candidates` outside `1..=`[`MAX_CANDIDATES`];
     /// the message names the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for (name, value) in [
-            ("initial_distance", self.initial_distance),
-            ("growth_per_second", self.growth_per_second),
-            ("max_distance", self.max_distance),
-        ] {
+        for (name, value) in [("initial_distance", self.initial_distance), ("growth_per_second", self.growth_per_second), ("max_distance", self.max_distance)] {
             if !(value.is_finite() && (0.0..=MAX_DISTANCE).contains(&value)) {
                 return Err(ConfigError::new(name, format!("must be a finite number from 0 to {MAX_DISTANCE:e} (got {value})")));
             }
@@ -304,7 +300,7 @@ impl Matchmaker {
     }
 }
 
-/// SplitMix64 step: small, fast, and the same on every platform.
+/// `SplitMix64` step: small, fast, and the same on every platform.
 fn next_random(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;

@@ -54,10 +54,10 @@ impl Matchmaker {
         let window: Vec<f64> = tickets.iter().map(|t| self.settings().distance(now - t.joined)).collect();
         let mut service: Vec<usize> = (0..n).collect();
         service.sort_unstable_by(|&x, &y| tickets[x].joined.total_cmp(&tickets[y].joined).then(tickets[x].id.cmp(&tickets[y].id)));
-        let mut matched = vec![false; n];
+        let mut taken = vec![false; n];
         let mut members: Vec<usize> = Vec::with_capacity(group);
         for &anchor in &service {
-            if matched[anchor] {
+            if taken[anchor] {
                 continue;
             }
             let rating = f64::from(tickets[anchor].rating);
@@ -83,7 +83,7 @@ impl Matchmaker {
                     break;
                 }
                 let q = by_rating[slot];
-                if !matched[q] && gap <= window[q] {
+                if !taken[q] && gap <= window[q] {
                     members.push(q);
                 }
                 if take_left {
@@ -100,14 +100,14 @@ impl Matchmaker {
             let mut ids: Vec<u64> = members.iter().zip(&in_a).filter(|(_, &a)| a).map(|(&m, _)| tickets[m].id).collect();
             ids.extend(members.iter().zip(&in_a).filter(|(_, &a)| !a).map(|(&m, _)| tickets[m].id));
             for &m in &members {
-                matched[m] = true;
+                taken[m] = true;
             }
             matches.push(ids);
             if matches.len() == max_matches {
                 break;
             }
         }
-        self.remove_matched(&matched);
+        self.remove_matched(&taken);
         matches
     }
 }
@@ -141,7 +141,15 @@ fn balanced_split(ratings: &[f64], team_size: usize) -> Vec<bool> {
     sums[0] = ratings[0];
     sizes[0] = 1;
     for &i in order.iter().filter(|&&i| i != 0) {
-        let team = if sizes[0] == team_size { 1 } else if sizes[1] == team_size || sums[0] <= sums[1] { 0 } else { 1 };
+        // Team 1 when team 0 is full, team 0 when team 1 is full or team 0 is weaker.
+        #[allow(clippy::bool_to_int_with_if, reason = "the three cases read as the rule they are")]
+        let team = if sizes[0] == team_size {
+            1
+        } else if sizes[1] == team_size || sums[0] <= sums[1] {
+            0
+        } else {
+            1
+        };
         in_a[i] = team == 0;
         sums[team] += ratings[i];
         sizes[team] += 1;

@@ -169,9 +169,7 @@ impl Config {
             json_input::Explained { message, unknown_field: true } => Error::UnknownJsonField(message),
             json_input::Explained { message, unknown_field: false } => Error::InvalidJson(message),
         })?;
-        deserializer
-            .end()
-            .map_err(|error| Error::InvalidJson(error.to_string()))?;
+        deserializer.end().map_err(|error| Error::InvalidJson(error.to_string()))?;
         Ok(config.validate()?)
     }
 
@@ -190,10 +188,7 @@ impl Config {
         self.expected_score.validate("expected_score")?;
         if let Some(cap) = self.max_rating_difference {
             if !(cap.is_finite() && cap > 0.0 && cap <= 2.0 * RATING_BOUND) {
-                return Err(ConfigError::new(
-                    "max_rating_difference",
-                    format!("must be a finite number greater than 0 and at most 2e15 (got {cap})"),
-                ));
+                return Err(ConfigError::new("max_rating_difference", format!("must be a finite number greater than 0 and at most 2e15 (got {cap})")));
             }
         }
         self.leagues.validate("leagues")?;
@@ -211,31 +206,21 @@ impl Config {
                 ));
             }
             if self.initial_rating < floor {
-                return Err(ConfigError::new(
-                    "initial_rating",
-                    format!("must not be below min_rating ({} < {floor})", self.initial_rating),
-                ));
+                return Err(ConfigError::new("initial_rating", format!("must not be below min_rating ({} < {floor})", self.initial_rating)));
             }
         }
         if let Some(total) = self.zero_sum_total {
             check_rating_setting(total, "zero_sum_total")?;
         }
         if !(self.demotion_margin >= 0.0 && self.demotion_margin <= RATING_BOUND) {
-            return Err(ConfigError::new(
-                "demotion_margin",
-                format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin),
-            ));
+            return Err(ConfigError::new("demotion_margin", format!("must be a finite number from 0 to 1e15 (got {})", self.demotion_margin)));
         }
         if self.protected_games > crate::rating::standing::MAX_PROTECTED_GAMES {
             return Err(ConfigError::new("protected_games", format!("must be at most 65535 (got {})", self.protected_games)));
         }
         self.season_reset.validate("season_reset")?;
         self.decay.validate("decay", &self.leagues)?;
-        let league_bonuses = self
-            .leagues
-            .as_slice()
-            .iter()
-            .any(|league| league.score_share_bonus.is_some() || league.victory_bonus.is_some());
+        let league_bonuses = self.leagues.as_slice().iter().any(|league| league.score_share_bonus.is_some() || league.victory_bonus.is_some());
         Ok(Rules {
             expectation: self.expected_score.prepare(self.max_rating_difference),
             floor: self.min_rating.map_or(f64::NEG_INFINITY, f64::from),
@@ -259,9 +244,7 @@ pub struct Rules {
 
 impl Default for Rules {
     fn default() -> Self {
-        Config::default()
-            .validate()
-            .unwrap_or_else(|_| unreachable!("the default configuration is valid"))
+        Config::default().validate().unwrap_or_else(|_| unreachable!("the default configuration is valid"))
     }
 }
 
@@ -318,9 +301,7 @@ mod tests {
     #[test]
     fn json_round_trip_is_exact() {
         let mut config = Config {
-            k_policy: KPolicy::RatingBands {
-                tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: None, k: 16.0 }],
-            },
+            k_policy: KPolicy::RatingBands { tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: None, k: 16.0 }] },
             rounding: Rounding::Truncate,
             min_rating: Some(100.0),
             max_rating_difference: Some(400.0),
@@ -343,7 +324,10 @@ mod tests {
             (r#"{"leagues": [{"min_rating": 0}]}"#, r#"invalid configuration JSON: leagues[0]: the field "name" is missing (it is required here) at line 1 column 30"#),
             (r#"{"rounding": "up"}"#, r#"invalid configuration JSON: rounding: unknown value "up": expected one of "none", "truncate", "half_away_from_zero" at line 1 column 17"#),
             (r#"{"rounding": 5}"#, r#"invalid configuration JSON: rounding: expected one of "none", "truncate", "half_away_from_zero" (got the number 5) at line 1 column 14"#),
-            (r#"{"season_reset": {"anchor": null}}"#, r#"invalid configuration JSON: season_reset.anchor: expected "initial_rating" or "pool_mean" (got null) at line 1 column 29"#),
+            (
+                r#"{"season_reset": {"anchor": null}}"#,
+                r#"invalid configuration JSON: season_reset.anchor: expected "initial_rating" or "pool_mean" (got null) at line 1 column 29"#,
+            ),
         ];
         for (json, expected) in cases {
             assert_eq!(Config::from_json(json).unwrap_err().to_string(), expected, "{json}");
@@ -385,9 +369,6 @@ mod tests {
         assert!(matches!(Config::from_json(r#"{"k_policy":{"policy":"league","x":1}}"#), Err(Error::UnknownJsonField(_))));
         assert!(matches!(Config::from_json("{"), Err(Error::InvalidJson(_))));
         assert!(matches!(Config::from_json("{} {}"), Err(Error::InvalidJson(_))));
-        assert!(matches!(
-            Config::from_json(r#"{"k_policy":{"policy":"constant","k":-1}}"#),
-            Err(Error::InvalidConfig(_))
-        ));
+        assert!(matches!(Config::from_json(r#"{"k_policy":{"policy":"constant","k":-1}}"#), Err(Error::InvalidConfig(_))));
     }
 }

@@ -58,9 +58,7 @@ fn default_normal_beta() -> f64 {
 
 impl Default for ExpectedScoreModel {
     fn default() -> Self {
-        Self::Logistic {
-            c: DEFAULT_LOGISTIC_SCALE,
-        }
+        Self::Logistic { c: DEFAULT_LOGISTIC_SCALE }
     }
 }
 
@@ -84,10 +82,7 @@ impl ExpectedScoreModel {
         if value.is_finite() && value >= low && value <= high {
             Ok(())
         } else {
-            Err(ConfigError::new(
-                format!("{field}.{name}"),
-                format!("must be a finite number from {low:e} to {high:e} (got {value})"),
-            ))
+            Err(ConfigError::new(format!("{field}.{name}"), format!("must be a finite number from {low:e} to {high:e} (got {value})")))
         }
     }
 
@@ -99,16 +94,9 @@ impl ExpectedScoreModel {
             // 10^(d/c) = 2^(d * log2(10) / c)
             Self::Logistic { c } => (ExpectationKind::Logistic, std::f64::consts::LOG2_10 / c),
             Self::Linear { k } => (ExpectationKind::Linear, k),
-            Self::Normal { beta } => (
-                ExpectationKind::Normal,
-                1.0 / (beta * std::f64::consts::SQRT_2),
-            ),
+            Self::Normal { beta } => (ExpectationKind::Normal, 1.0 / (beta * std::f64::consts::SQRT_2)),
         };
-        Expectation {
-            kind,
-            scale,
-            cap: max_rating_difference.unwrap_or(f64::INFINITY),
-        }
+        Expectation { kind, scale, cap: max_rating_difference.unwrap_or(f64::INFINITY) }
     }
 }
 
@@ -136,11 +124,7 @@ pub struct Expectation {
 
 impl Expectation {
     /// The tutorial's model: logistic with `c = 400`, no cap.
-    pub const TUTORIAL: Self = Self {
-        kind: ExpectationKind::Logistic,
-        scale: std::f64::consts::LOG2_10 / DEFAULT_LOGISTIC_SCALE,
-        cap: f64::INFINITY,
-    };
+    pub const TUTORIAL: Self = Self { kind: ExpectationKind::Logistic, scale: std::f64::consts::LOG2_10 / DEFAULT_LOGISTIC_SCALE, cap: f64::INFINITY };
 
     /// Expected score of player A against player B, in `[0, 1]` (NaN in, NaN out).
     #[inline(always)]

@@ -114,10 +114,7 @@ impl KPolicy {
             Self::Fide { .. } => Ok(()),
             Self::GamesPlayed { tiers } => validate_tiers(field, false, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
             Self::RatingBands { tiers } => validate_tiers(field, true, tiers.iter().map(|t| (t.below.map(f64::from), t.k))),
-            Self::League {} if leagues.is_empty() => Err(ConfigError::new(
-                format!("{field}.policy"),
-                "the league policy needs at least one entry in `leagues`",
-            )),
+            Self::League {} if leagues.is_empty() => Err(ConfigError::new(format!("{field}.policy"), "the league policy needs at least one entry in `leagues`")),
             Self::League {} => leagues.require_k(&format!("{field}.policy")),
         }
     }
@@ -134,10 +131,7 @@ impl KPolicy {
     pub fn k_for(&self, player: &PlayerState, leagues: &Leagues) -> f64 {
         match self {
             Self::Fide { period_rule } => fide_k(player, *period_rule),
-            Self::GamesPlayed { tiers } => tiers
-                .iter()
-                .find(|tier| tier.below.is_none_or(|below| player.games_played < below))
-                .map_or(0.0, |tier| tier.k),
+            Self::GamesPlayed { tiers } => tiers.iter().find(|tier| tier.below.is_none_or(|below| player.games_played < below)).map_or(0.0, |tier| tier.k),
             _ => self.k_from_rating(player.rating, leagues).unwrap_or(0.0),
         }
     }
@@ -148,12 +142,7 @@ impl KPolicy {
     pub fn k_from_rating(&self, rating: f32, leagues: &Leagues) -> Option<f64> {
         match self {
             Self::Constant { k } => Some(*k),
-            Self::RatingBands { tiers } => Some(
-                tiers
-                    .iter()
-                    .find(|tier| tier.below.is_none_or(|below| rating < below))
-                    .map_or(0.0, |tier| tier.k),
-            ),
+            Self::RatingBands { tiers } => Some(tiers.iter().find(|tier| tier.below.is_none_or(|below| rating < below)).map_or(0.0, |tier| tier.k)),
             Self::League {} => leagues.as_slice().get(leagues.league_of(rating)).map(|l| l.k.unwrap_or(0.0)),
             Self::Fide { .. } | Self::GamesPlayed { .. } => None,
         }
@@ -194,18 +183,10 @@ fn validate_tiers(field: &str, ratings: bool, tiers: impl ExactSizeIterator<Item
         check_factor(k, &format!("{field}.tiers[{i}].k"))?;
         let at = format!("{field}.tiers[{i}].below");
         match (i + 1 == count, bound) {
-            (true, Some(_)) => {
-                return Err(ConfigError::new(at, "the last tier is open-ended: leave `below` out"))
-            }
-            (false, None) => {
-                return Err(ConfigError::new(at, "every tier but the last needs `below`"))
-            }
-            (false, Some(b)) if !b.is_finite() => {
-                return Err(ConfigError::new(at, "must be a finite number"))
-            }
-            (false, Some(b)) if previous.is_some_and(|p| b <= p) => {
-                return Err(ConfigError::new(at, "tiers must be ordered by strictly increasing `below`"))
-            }
+            (true, Some(_)) => return Err(ConfigError::new(at, "the last tier is open-ended: leave `below` out")),
+            (false, None) => return Err(ConfigError::new(at, "every tier but the last needs `below`")),
+            (false, Some(b)) if !b.is_finite() => return Err(ConfigError::new(at, "must be a finite number")),
+            (false, Some(b)) if previous.is_some_and(|p| b <= p) => return Err(ConfigError::new(at, "tiers must be ordered by strictly increasing `below`")),
             (false, Some(b)) if ratings => check_rating_setting(b, &at)?,
             _ => {}
         }
@@ -259,38 +240,25 @@ mod tests {
         let busy = PlayerState { period_games: 36, ..player(2000.0, 100) };
         assert_eq!(fide.k_for(&busy, &none), 19.0);
         // 40 * 17 = 680 <= 700: unchanged.
-        let fine = PlayerState { period_games: 17, ..player(1500.0, 0) };
-        assert_eq!(fide.k_for(&fine, &none), 40.0);
+        let within_limit = PlayerState { period_games: 17, ..player(1500.0, 0) };
+        assert_eq!(fide.k_for(&within_limit, &none), 40.0);
         // Without the rule the period is ignored.
         assert_eq!(KPolicy::Fide { period_rule: false }.k_for(&busy, &none), 20.0);
     }
 
     #[test]
     fn tiers() {
-        let games = KPolicy::GamesPlayed {
-            tiers: vec![
-                GamesTier { below: Some(30), k: 40.0 },
-                GamesTier { below: Some(100), k: 24.0 },
-                GamesTier { below: None, k: 16.0 },
-            ],
-        };
+        let games = KPolicy::GamesPlayed { tiers: vec![GamesTier { below: Some(30), k: 40.0 }, GamesTier { below: Some(100), k: 24.0 }, GamesTier { below: None, k: 16.0 }] };
         let none = Leagues::default();
         games.validate("k_policy", &none).unwrap();
         assert_eq!(games.k_for(&player(0.0, 29), &none), 40.0);
         assert_eq!(games.k_for(&player(0.0, 30), &none), 24.0);
         assert_eq!(games.k_for(&player(0.0, 1000), &none), 16.0);
-        let bands = KPolicy::RatingBands {
-            tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: None, k: 16.0 }],
-        };
+        let bands = KPolicy::RatingBands { tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: None, k: 16.0 }] };
         assert_eq!(bands.k_from_rating(2099.0, &none), Some(32.0));
         assert_eq!(bands.k_from_rating(2100.0, &none), Some(16.0));
-        let unordered = KPolicy::RatingBands {
-            tiers: vec![
-                RatingTier { below: Some(2100.0), k: 32.0 },
-                RatingTier { below: Some(2000.0), k: 24.0 },
-                RatingTier { below: None, k: 16.0 },
-            ],
-        };
+        let unordered =
+            KPolicy::RatingBands { tiers: vec![RatingTier { below: Some(2100.0), k: 32.0 }, RatingTier { below: Some(2000.0), k: 24.0 }, RatingTier { below: None, k: 16.0 }] };
         assert_eq!(unordered.validate("k_policy", &none).unwrap_err().field, "k_policy.tiers[1].below");
         let closed = KPolicy::GamesPlayed { tiers: vec![GamesTier { below: Some(3), k: 1.0 }] };
         assert_eq!(closed.validate("k_policy", &none).unwrap_err().field, "k_policy.tiers[0].below");

@@ -51,14 +51,7 @@ impl League {
     /// A league with a name, lower bound and K, and the configuration's L and V.
     #[must_use]
     pub fn new(name: impl Into<String>, min_rating: f32, k: f64) -> Self {
-        Self {
-            name: name.into(),
-            min_rating,
-            k: Some(k),
-            score_share_bonus: None,
-            victory_bonus: None,
-            season_keep: None,
-        }
+        Self { name: name.into(), min_rating, k: Some(k), score_share_bonus: None, victory_bonus: None, season_keep: None }
     }
 }
 
@@ -96,11 +89,7 @@ impl Leagues {
             if i > 0 && league.min_rating <= self.0[i - 1].min_rating {
                 return Err(ConfigError::new(
                     at("min_rating"),
-                    format!(
-                        "leagues must be ordered by strictly increasing min_rating ({} follows {})",
-                        league.min_rating,
-                        self.0[i - 1].min_rating
-                    ),
+                    format!("leagues must be ordered by strictly increasing min_rating ({} follows {})", league.min_rating, self.0[i - 1].min_rating),
                 ));
             }
             if let Some(k) = league.k {
@@ -158,11 +147,7 @@ impl Leagues {
     #[inline]
     #[must_use]
     pub fn league_of(&self, rating: f32) -> usize {
-        self.0
-            .iter()
-            .skip(1)
-            .take_while(|league| league.min_rating <= rating)
-            .count()
+        self.0.iter().skip(1).take_while(|league| league.min_rating <= rating).count()
     }
 }
 
@@ -193,8 +178,7 @@ mod tests {
 
     #[test]
     fn rejects_unordered_bounds() {
-        let error = Leagues::new(vec![League::new("A", 100.0, 10.0), League::new("B", 100.0, 10.0)])
-            .unwrap_err();
+        let error = Leagues::new(vec![League::new("A", 100.0, 10.0), League::new("B", 100.0, 10.0)]).unwrap_err();
         assert_eq!(error.field, "leagues[1].min_rating");
         let error = Leagues::new(vec![League::new("A", 0.0, -1.0)]).unwrap_err();
         assert_eq!(error.field, "leagues[0].k");

@@ -127,10 +127,7 @@ impl Decay {
         }
         if let Some(league) = self.min_league {
             if league as usize >= leagues.len().max(1) {
-                return Err(ConfigError::new(
-                    format!("{field}.min_league"),
-                    format!("is league {league} but the configuration has {} (indices from 0)", leagues.len()),
-                ));
+                return Err(ConfigError::new(format!("{field}.min_league"), format!("is league {league} but the configuration has {} (indices from 0)", leagues.len())));
             }
         }
         Ok(())
@@ -148,10 +145,7 @@ impl Decay {
     #[must_use]
     pub fn stop(&self, anchor: f64, leagues: &Leagues) -> f64 {
         let bound = self.min_league.filter(|&league| league > 0).and_then(|league| leagues.as_slice().get(league as usize));
-        [self.floor, self.min_rating, bound.map(|league| league.min_rating)]
-            .into_iter()
-            .flatten()
-            .fold(anchor, |stop, limit| stop.max(f64::from(limit)))
+        [self.floor, self.min_rating, bound.map(|league| league.min_rating)].into_iter().flatten().fold(anchor, |stop, limit| stop.max(f64::from(limit)))
     }
 
     /// The rating after `days` more days of decay from `rating`, toward `stop` (see

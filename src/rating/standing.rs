@@ -166,13 +166,9 @@ mod tests {
     use crate::{Config, League, Outcome};
 
     fn ladder(margin: f64, protected: u32) -> Rules {
-        let leagues = Leagues::new(vec![
-            League::new("Bronze", 0.0, 32.0),
-            League::new("Silver", 1000.0, 32.0),
-            League::new("Gold", 1500.0, 32.0),
-            League::new("Platinum", 2000.0, 32.0),
-        ])
-        .unwrap();
+        let leagues =
+            Leagues::new(vec![League::new("Bronze", 0.0, 32.0), League::new("Silver", 1000.0, 32.0), League::new("Gold", 1500.0, 32.0), League::new("Platinum", 2000.0, 32.0)])
+                .unwrap();
         Config { leagues, demotion_margin: margin, protected_games: protected, ..Config::default() }.validate().unwrap()
     }
 

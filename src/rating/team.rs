@@ -124,10 +124,9 @@ impl Rules {
         check_team_size(n, name)?;
         let needs_weights = self.config.team_rating == TeamRating::WeightedMean || self.config.team_split == TeamSplit::Weights;
         match weights {
-            None if needs_weights => Err(Error::InvalidConfig(crate::error::ConfigError::new(
-                format!("{name}.weights"),
-                "team_rating weighted_mean and team_split weights need one weight per member",
-            ))),
+            None if needs_weights => {
+                Err(Error::InvalidConfig(crate::error::ConfigError::new(format!("{name}.weights"), "team_rating weighted_mean and team_split weights need one weight per member")))
+            }
             None => Ok(()),
             Some(weights) => {
                 if weights.len() != n {
@@ -289,7 +288,7 @@ mod tests {
         let gain_1 = f64::from(out_a[1].rating) - 2000.0;
         assert!((gain_0 / gain_1 - 3.0).abs() < 1e-4, "split 3:1 ({gain_0}, {gain_1})");
         let e = 1.0 / (1.0 + 10f64.powf(250.0 / 400.0));
-        assert!(((gain_0 + gain_1) / 2.0 - 32.0 * (1.0 - e)).abs() < 1e-3);
+        assert!((f64::midpoint(gain_0, gain_1) - 32.0 * (1.0 - e)).abs() < 1e-3);
         // Missing or bad weights are refused, naming them.
         let error = rules.rate_teams(Team::new(&a), Team::weighted(&b, &[1.0]), Outcome::WIN, &mut out_a, &mut out_b).unwrap_err();
         assert!(error.to_string().contains("team_a.weights"), "{error}");

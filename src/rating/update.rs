@@ -90,20 +90,13 @@ pub fn rate_with_expected(
     let score_b = 1.0 - outcome.score_a;
     let share_b = 1.0 - outcome.share_a;
     let k_term_a = a.k * multiplier * (outcome.score_a - expected_a);
-    let k_term_b = if a.k == b.k {
-        -k_term_a
-    } else {
-        b.k * multiplier * (score_b - expected_b)
-    };
+    let k_term_b = if a.k == b.k { -k_term_a } else { b.k * multiplier * (score_b - expected_b) };
     // The victory bonus follows the match result W (a win, draw or defeat), never the
     // share: a defeat with points scored earns none.
     let result_a = outcome.result_a();
     let delta_a = k_term_a + a.score_share_bonus * outcome.share_a + a.victory_bonus * result_a;
     let delta_b = k_term_b + b.score_share_bonus * share_b + b.victory_bonus * (1.0 - result_a);
-    (
-        apply_delta(rating_a, delta_a, rounding, floor),
-        apply_delta(rating_b, delta_b, rounding, floor),
-    )
+    (apply_delta(rating_a, delta_a, rounding, floor), apply_delta(rating_b, delta_b, rounding, floor))
 }
 
 /// `max(R + round(delta), R_min)` as an `f32`: the last step of every update rule.
@@ -239,10 +232,7 @@ impl Rules {
     /// [`Error::KPolicyNeedsPlayerState`] for the `fide` and `games_played` policies.
     #[inline]
     pub fn k_from_rating(&self, rating: f32) -> Result<f64, Error> {
-        self.config
-            .k_policy
-            .k_from_rating(rating, &self.config.leagues)
-            .ok_or(Error::KPolicyNeedsPlayerState)
+        self.config.k_policy.k_from_rating(rating, &self.config.leagues).ok_or(Error::KPolicyNeedsPlayerState)
     }
 
     /// Rates one match between two players known only by their ratings, with K from the
@@ -356,7 +346,7 @@ mod tests {
         assert_eq!(truncate.rate(1700.0, 1300.0, Outcome::WIN).unwrap(), (1702.0, 1298.0));
         assert_eq!(truncate.rate(1700.0, 1300.0, Outcome::LOSS).unwrap(), (1671.0, 1329.0));
         let (a, b) = none.rate(1700.0, 1300.0, Outcome::LOSS).unwrap();
-        assert!((a - 1670.9091).abs() < 1e-3 && (b - 1329.0909).abs() < 1e-3, "{a} {b}");
+        assert!((a - 1_670.909).abs() < 1e-3 && (b - 1_329.091).abs() < 1e-3, "{a} {b}");
         assert_eq!(none.rate(1000.0, 1000.0, Outcome::WIN).unwrap(), (1016.0, 984.0));
         assert_eq!(none.rate(1500.0, 1500.0, Outcome::DRAW).unwrap(), (1500.0, 1500.0));
     }
@@ -365,7 +355,7 @@ mod tests {
     fn tutorial_mirrors() {
         assert_eq!(tutorial_probability(1700.0, 1300.0), (1.0f64 / 1.1) as f32);
         let (a, b) = tutorial_update(1700.0, 1300.0, 32.0, false);
-        assert_eq!((a, b), (1670.909_1, 1329.090_9));
+        assert_eq!((a, b), (1_670.909, 1_329.091));
         assert_eq!(tutorial_update(1000.0, 1000.0, 32.0, true), (1016.0, 984.0));
         let (a, b) = tutorial_update(f32::NAN, 1300.0, 32.0, true);
         assert!(a.is_nan() && b.is_nan());
@@ -392,11 +382,7 @@ mod tests {
         assert_eq!(truncate.rate(1600.0, 1500.0, Outcome::LOSS).unwrap(), (1580.0, 1520.0));
         assert_eq!(half.rate(1600.0, 1500.0, Outcome::LOSS).unwrap(), (1580.0, 1520.0));
         // A change of exactly one half: K = 1, equal ratings, win: +0.5 / -0.5.
-        let half_k1 = rules(Config {
-            rounding: Rounding::HalfAwayFromZero,
-            k_policy: crate::KPolicy::Constant { k: 1.0 },
-            ..Config::default()
-        });
+        let half_k1 = rules(Config { rounding: Rounding::HalfAwayFromZero, k_policy: crate::KPolicy::Constant { k: 1.0 }, ..Config::default() });
         assert_eq!(half_k1.rate(1500.0, 1500.0, Outcome::WIN).unwrap(), (1501.0, 1499.0));
     }
 
@@ -414,12 +400,7 @@ mod tests {
     #[test]
     fn k_combine_average_is_zero_sum() {
         let leagues = Leagues::new(vec![League::new("low", 0.0, 200.0), League::new("high", 100.0, 100.0)]).unwrap();
-        let average = rules(Config {
-            k_policy: crate::KPolicy::League {},
-            k_combine: KCombine::Average,
-            leagues: leagues.clone(),
-            ..Config::default()
-        });
+        let average = rules(Config { k_policy: crate::KPolicy::League {}, k_combine: KCombine::Average, leagues: leagues.clone(), ..Config::default() });
         let (a, b) = average.rate(50.0, 150.0, Outcome::WIN).unwrap();
         // Exactly opposite changes; only the final rounding to f32 can move the total.
         assert!((f64::from(a) + f64::from(b) - 200.0).abs() < 1e-4, "{a} + {b}");
@@ -441,8 +422,7 @@ mod tests {
         let (a3, _) = streaky.rate_players(&a2, &b2, Outcome::DRAW).unwrap();
         assert_eq!(a3.win_streak, 0);
         assert!(matches!(
-            rules(Config { k_policy: crate::KPolicy::Fide { period_rule: false }, ..Config::default() })
-                .rate(1.0, 2.0, Outcome::WIN),
+            rules(Config { k_policy: crate::KPolicy::Fide { period_rule: false }, ..Config::default() }).rate(1.0, 2.0, Outcome::WIN),
             Err(Error::KPolicyNeedsPlayerState)
         ));
     }

@@ -131,10 +131,7 @@ pub fn check_ratings(pool: &Pool) {
 /// A save built from the fuzzer's text with a valid checksum, so the fuzzer gets past it.
 pub fn pool_load(data: &[u8]) {
     let Ok(payload) = std::str::from_utf8(data) else { return };
-    let text = format!(
-        r#"{{"format":"ranking-elo-pool","version":2,"checksum":"{}","pool":{payload}}}"#,
-        ranking_elo::save::checksum(payload)
-    );
+    let text = format!(r#"{{"format":"ranking-elo-pool","version":2,"checksum":"{}","pool":{payload}}}"#, ranking_elo::save::checksum(payload));
     if let Ok(mut pool) = ranking_elo::save::from_json(&text) {
         check_pool(&pool);
         if pool.len() >= 2 {
@@ -151,13 +148,13 @@ pub fn batch_vs_single(data: &[u8]) {
     let mut bytes = Bytes::new(data);
     let rules = rules(bytes.u8());
     let n = usize::from(bytes.u8() % 64);
-    let with_k = bytes.u8() % 2 == 0;
+    let with_k = bytes.u8().is_multiple_of(2);
     let (mut ra, mut rb, mut s, mut k) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..n {
         ra.push(bytes.f32());
         rb.push(bytes.f32());
-        s.push(if bytes.u8() % 4 == 0 { bytes.f32() } else { f32::from(bytes.u8() % 3) / 2.0 });
-        k.push(if bytes.u8() % 8 == 0 { bytes.f32() } else { f32::from(bytes.u8()) });
+        s.push(if bytes.u8().is_multiple_of(4) { bytes.f32() } else { f32::from(bytes.u8() % 3) / 2.0 });
+        k.push(if bytes.u8().is_multiple_of(8) { bytes.f32() } else { f32::from(bytes.u8()) });
     }
     let input = BatchInput { rating_a: &ra, rating_b: &rb, score_a: &s, k: with_k.then_some(&k[..]) };
     let (mut out_a, mut out_b) = (vec![0.0; n], vec![0.0; n]);
@@ -215,7 +212,7 @@ pub fn pool_apply(data: &[u8]) {
     let mut whole = Pool::new(rules);
     whole.add_players(players);
     for i in 0..players {
-        if bytes.u8() % 4 == 0 {
+        if bytes.u8().is_multiple_of(4) {
             let _ = whole.set_player(i, PlayerState { games_played: u32::from(bytes.u8()), win_streak: u32::from(bytes.u8() % 4), ..PlayerState::new(bytes.f32()) });
         }
     }

@@ -389,16 +389,7 @@ impl Model {
             let league = config.leagues.league_of(rating) as u32;
             Self::event(&mut events, i, i, Some(held), Some(league));
             // Stored as the rating itself: the reset folds the offset in.
-            self.stored[i] = PlayerState {
-                rating,
-                league: Some(league),
-                protected_games: 0,
-                season_games: 0,
-                season_wins: 0,
-                peak_rating: rating,
-                peak_league: league,
-                ..p
-            };
+            self.stored[i] = PlayerState { rating, league: Some(league), protected_games: 0, season_games: 0, season_wins: 0, peak_rating: rating, peak_league: league, ..p };
         }
         self.offset = 0.0;
         self.rebalance();

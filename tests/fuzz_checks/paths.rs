@@ -269,7 +269,11 @@ pub fn decode(data: &[u8], focus: Focus) -> (ConfigBytes, bool, Vec<Op>) {
                 Op::AddStates(states)
             }
             11 => Op::SaveLoad,
-            12 => Op::Huge { kind: bytes.u8(), delta: bytes.u8(), values: (0..bytes.u8() % 8).map(|_| if bytes.u8().is_multiple_of(4) { i32::MAX - i32::from(bytes.u8()) } else { i32::from(bytes.u8() % 8) }).collect() },
+            12 => Op::Huge {
+                kind: bytes.u8(),
+                delta: bytes.u8(),
+                values: (0..bytes.u8() % 8).map(|_| if bytes.u8().is_multiple_of(4) { i32::MAX - i32::from(bytes.u8()) } else { i32::from(bytes.u8() % 8) }).collect(),
+            },
             _ => Op::Aliased { kind: bytes.u8(), target: bytes.u8(), at: bytes.u8() },
         };
         ops.push(op);
@@ -537,7 +541,19 @@ impl Run {
                 let (a, b): (Vec<i32>, Vec<i32>) = raw.iter().map(|m| (m.0, m.1)).unzip();
                 let (pa, pb): (Vec<f32>, Vec<f32>) = raw.iter().map(|m| (m.2, m.3)).unzip();
                 let (mut da, mut db, mut ea) = (vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]);
-                let code = unsafe { elo_pool_apply_points(pool.0, a.as_ptr(), b.as_ptr(), pa.as_ptr(), pb.as_ptr(), n as i32, da.as_mut_ptr(), db.as_mut_ptr(), if via.is_multiple_of(2) { ea.as_mut_ptr() } else { null_mut() }) };
+                let code = unsafe {
+                    elo_pool_apply_points(
+                        pool.0,
+                        a.as_ptr(),
+                        b.as_ptr(),
+                        pa.as_ptr(),
+                        pb.as_ptr(),
+                        n as i32,
+                        da.as_mut_ptr(),
+                        db.as_mut_ptr(),
+                        if via.is_multiple_of(2) { ea.as_mut_ptr() } else { null_mut() },
+                    )
+                };
                 assert_eq!(code == EloResult::Ok, want.is_ok(), "elo_pool_apply_points({raw:?}): {code:?}");
                 if let Ok(outputs) = &want {
                     let expected_a = if via.is_multiple_of(2) { ea } else { outputs.expected_a.clone() };
@@ -809,7 +825,9 @@ mod hostile {
         let delta = i32::from(delta);
         let code = unsafe {
             match kind % 7 {
-                0 => elo_pool_apply_teams(pool, buffers.a.ptr(), buffers.c.ptr(), max / 2 - delta, if delta % 2 == 0 { null() } else { buffers.scores.ptr() }, buffers.scores.ptr()),
+                0 => {
+                    elo_pool_apply_teams(pool, buffers.a.ptr(), buffers.c.ptr(), max / 2 - delta, if delta % 2 == 0 { null() } else { buffers.scores.ptr() }, buffers.scores.ptr())
+                }
                 1 => elo_pool_apply_placements(pool, buffers.a.ptr(), buffers.c.ptr(), max - 1 - delta, buffers.b.ptr()),
                 2 => elo_pool_apply(pool, buffers.a.ptr(), buffers.a.ptr(), buffers.scores.ptr(), max - delta, null_mut(), null_mut(), null_mut()),
                 3 => {
@@ -857,16 +875,17 @@ mod hostile {
         let inputs_before = (a, b, scores, offsets, places);
         let at = usize::from(at);
         // A pointer to a 4-byte slot inside one of the arrays.
-        let slot = |choice: u8, a: &mut [i32; 4], b: &mut [i32; 4], scores: &mut [f32; 4], offsets: &mut [i32; 3], places: &mut [i32; 4], events: &mut [EloLeagueChange; 8]| -> *mut i32 {
-            match choice % 6 {
-                0 => &mut a[at % 4],
-                1 => &mut b[at % 4],
-                2 => scores[at % 4..].as_mut_ptr().cast(),
-                3 => &mut offsets[at % 3],
-                4 => &mut places[at % 4],
-                _ => unsafe { events.as_mut_ptr().cast::<i32>().add(at % 32) },
-            }
-        };
+        let slot =
+            |choice: u8, a: &mut [i32; 4], b: &mut [i32; 4], scores: &mut [f32; 4], offsets: &mut [i32; 3], places: &mut [i32; 4], events: &mut [EloLeagueChange; 8]| -> *mut i32 {
+                match choice % 6 {
+                    0 => &mut a[at % 4],
+                    1 => &mut b[at % 4],
+                    2 => scores[at % 4..].as_mut_ptr().cast(),
+                    3 => &mut offsets[at % 3],
+                    4 => &mut places[at % 4],
+                    _ => unsafe { events.as_mut_ptr().cast::<i32>().add(at % 32) },
+                }
+            };
         let aim = slot(target, &mut a, &mut b, &mut scores, &mut offsets, &mut places, &mut events);
         let (pa, pb, ps, po, pp, pe) = (a.as_ptr(), b.as_ptr(), scores.as_ptr(), offsets.as_ptr(), places.as_ptr(), events.as_mut_ptr());
         let code = unsafe {
@@ -924,6 +943,9 @@ mod hostile {
             }
         };
         assert_eq!(code, EloResult::OverlappingBuffers, "aliased call kind {kind} target {target} at {at}");
-        assert!((a, b, scores.map(f32::to_bits), offsets, places) == (inputs_before.0, inputs_before.1, inputs_before.2.map(f32::to_bits), inputs_before.3, inputs_before.4), "inputs unchanged");
+        assert!(
+            (a, b, scores.map(f32::to_bits), offsets, places) == (inputs_before.0, inputs_before.1, inputs_before.2.map(f32::to_bits), inputs_before.3, inputs_before.4),
+            "inputs unchanged"
+        );
     }
 }

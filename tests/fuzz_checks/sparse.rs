@@ -17,16 +17,7 @@ impl Sparse {
     pub fn new(bytes: usize) -> Self {
         // SAFETY: an anonymous private mapping at an address of the system's choice; no
         // existing memory is touched.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
+        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0) };
         assert!(ptr != libc::MAP_FAILED, "mmap of {bytes} sparse bytes failed: {}", std::io::Error::last_os_error());
         Self { ptr: ptr.cast(), bytes }
     }

@@ -80,10 +80,7 @@ fn work_dir(abi: &Abi) -> PathBuf {
 
 /// zig's bundled sources and headers (PyPI `ziglang`).
 pub fn zig_lib() -> Result<PathBuf, String> {
-    let out = std::process::Command::new("python3")
-        .args(["-c", "import ziglang, os; print(os.path.dirname(ziglang.__file__))"])
-        .output()
-        .map_err(|e| format!("python3: {e}"))?;
+    let out = std::process::Command::new("python3").args(["-c", "import ziglang, os; print(os.path.dirname(ziglang.__file__))"]).output().map_err(|e| format!("python3: {e}"))?;
     let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("lib");
     if dir.join("libunwind/src").is_dir() {
         Ok(dir)
@@ -126,12 +123,7 @@ pub fn link(abi: &Abi, archive: &Path, out: &Path) -> Result<(), String> {
         // As the NDK links for ARMv7 (a Cortex-A8 erratum).
         step = step.arg("-Wl,--fix-cortex-a8");
     }
-    step.arg(&engine)
-        .arg(&unwind)
-        .arg(format!("-L{}", stubs.display()))
-        .args(["-ldl", "-lm", "-lc", "-o"])
-        .arg(out)
-        .run()
+    step.arg(&engine).arg(&unwind).arg(format!("-L{}", stubs.display())).args(["-ldl", "-lm", "-lc", "-o"]).arg(out).run()
 }
 
 /// Writes and compiles the stub `libc.so`, `libm.so` and `libdl.so`; returns their folder.

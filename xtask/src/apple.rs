@@ -32,10 +32,7 @@ const RCODESIGN_VERSION: &str = "0.29.0";
 
 /// Installs the Python packages when missing.
 pub fn ensure_python_tools() -> Result<(), String> {
-    let present = Command::new("python3")
-        .args(["-c", "import unicorn, lief, ziglang; assert unicorn.__version__ == '2.1.4'"])
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let present = Command::new("python3").args(["-c", "import unicorn, lief, ziglang; assert unicorn.__version__ == '2.1.4'"]).output().is_ok_and(|o| o.status.success());
     if !present {
         Step::new("install unicorn, lief and ziglang (PyPI)", "python3").args(["-m", "pip", "install", "--quiet"]).args(PYTHON_PACKAGES).run()?;
     }
@@ -258,7 +255,8 @@ pub fn checks() -> Result<Counts, String> {
     for (file, must_pass) in [(&universal, true), (&tampered, false)] {
         let run = Command::new("python3").arg(root().join("tests/macho_signature.py")).arg(file).output().map_err(|e| format!("python3: {e}"))?;
         let report = String::from_utf8_lossy(&run.stdout).trim().replace('\n', "; ");
-        let what = if must_pass { "macOS signature matches every page (tests/macho_signature.py)" } else { "a flipped byte in __text breaks the signature (tests/macho_signature.py)" };
+        let what =
+            if must_pass { "macOS signature matches every page (tests/macho_signature.py)" } else { "a flipped byte in __text breaks the signature (tests/macho_signature.py)" };
         counts += verdict(what, run.status.success() == must_pass, &report);
     }
     // rcodesign: an ad-hoc signature has no CMS blob, so it always exits 1 ("no
@@ -275,7 +273,11 @@ pub fn checks() -> Result<Counts, String> {
     }
 
     let headers = tool_output("llvm-objdump-22", &["--macho", "--private-headers", "--arch=all"], &universal)?;
-    for (what, needle) in [("macOS install name @rpath", "name @rpath/libranking_elo.dylib"), ("macOS arm64 slice for macOS 11", "minos 11.0"), ("macOS x86_64 slice for macOS 10.13", "version 10.13")] {
+    for (what, needle) in [
+        ("macOS install name @rpath", "name @rpath/libranking_elo.dylib"),
+        ("macOS arm64 slice for macOS 11", "minos 11.0"),
+        ("macOS x86_64 slice for macOS 10.13", "version 10.13"),
+    ] {
         counts += verdict(what, headers.contains(needle), "");
     }
     for (folder, platform, min) in [("iOS/arm64", "platform ios\n", "minos 12.0"), ("iOS/arm64-simulator", "platform iossimulator", "minos 14.0")] {

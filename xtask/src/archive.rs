@@ -58,7 +58,23 @@ impl Format {
     /// libSystem, which `cargo xtask test` checks by linking it against libSystem alone.)
     fn platform_builtins(self) -> &'static [&'static str] {
         match self {
-            Format::Wasm => &["__multi3", "__lshrti3", "__ashlti3", "__udivti3", "__umodti3", "__divti3", "__modti3", "round", "roundf", "fmod", "fmodf", "memcpy", "memmove", "memset", "memcmp"],
+            Format::Wasm => &[
+                "__multi3",
+                "__lshrti3",
+                "__ashlti3",
+                "__udivti3",
+                "__umodti3",
+                "__divti3",
+                "__modti3",
+                "round",
+                "roundf",
+                "fmod",
+                "fmodf",
+                "memcpy",
+                "memmove",
+                "memset",
+                "memcmp",
+            ],
             Format::Elf | Format::MachO => &[],
         }
     }
@@ -147,19 +163,9 @@ fn check_self_contained(format: Format, engine: &Path, dropped: &[std::path::Pat
 
 /// Symbol names `llvm-nm` lists for `object` with `filter` arguments.
 pub fn symbols(object: &Path, filter: &[&str]) -> Result<BTreeSet<String>, String> {
-    let output = std::process::Command::new("llvm-nm-22")
-        .args(filter)
-        .arg("--just-symbol-name")
-        .arg(object)
-        .output()
-        .map_err(|e| format!("llvm-nm-22: {e}"))?;
+    let output = std::process::Command::new("llvm-nm-22").args(filter).arg("--just-symbol-name").arg(object).output().map_err(|e| format!("llvm-nm-22: {e}"))?;
     if !output.status.success() {
         return Err(format!("llvm-nm-22 {}: {}", object.display(), String::from_utf8_lossy(&output.stderr)));
     }
-    Ok(String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.ends_with(':'))
-        .map(str::to_owned)
-        .collect())
+    Ok(String::from_utf8_lossy(&output.stdout).lines().map(str::trim).filter(|l| !l.is_empty() && !l.ends_with(':')).map(str::to_owned).collect())
 }

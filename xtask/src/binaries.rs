@@ -593,7 +593,11 @@ fn static_archive_checks() -> Result<Counts, String> {
         counts += verdict(&format!("{}: one object in the archive", platform.folder), member_list == ["ranking_elo.o"], &member_list.join(", "));
         let globals = crate::archive::symbols(&path, &["--defined-only", "--extern-only"])?;
         let others: Vec<&String> = globals.iter().filter(|n| !n.trim_start_matches('_').starts_with("elo_")).collect();
-        counts += verdict(&format!("{}: no global symbol but the elo_ functions", platform.folder), others.is_empty() && !globals.is_empty(), &format!("{} global, others {others:?}", globals.len()));
+        counts += verdict(
+            &format!("{}: no global symbol but the elo_ functions", platform.folder),
+            others.is_empty() && !globals.is_empty(),
+            &format!("{} global, others {others:?}", globals.len()),
+        );
         let sections = tool_output("llvm-objdump-22", &["--section-headers"], &path)?;
         let bitcode = sections.lines().any(|l| l.contains("__bitcode") || l.contains(".llvmbc") || l.contains("__cmdline") || l.contains(".llvmcmd"));
         counts += verdict(&format!("{}: no embedded bitcode", platform.folder), !bitcode, "");

@@ -97,10 +97,7 @@ impl Platform {
 pub fn dist(only: &[String]) -> Result<(), String> {
     ensure_dist_tools()?;
     let started = std::time::Instant::now();
-    let selected: Vec<Platform> = PLATFORMS
-        .into_iter()
-        .filter(|p| only.is_empty() || only.iter().any(|name| name == p.folder))
-        .collect();
+    let selected: Vec<Platform> = PLATFORMS.into_iter().filter(|p| only.is_empty() || only.iter().any(|name| name == p.folder)).collect();
     if selected.is_empty() {
         let known: Vec<&str> = PLATFORMS.iter().map(|p| p.folder).collect();
         return Err(format!("no platform matches {only:?}; known: {}", known.join(", ")));
@@ -167,33 +164,18 @@ fn ensure_dist_tools() -> Result<(), String> {
     ensure("llvm-symbolizer-22", &DIST_PACKAGES, "install llvm-22")?;
     ensure(crate::android::CLANG, &DIST_PACKAGES, "install clang-22 and lld-22")?;
     ensure("ld.lld-22", &DIST_PACKAGES, "install lld-22")?;
-    let version = std::process::Command::new(RUSTC)
-        .arg("--version")
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
-        .unwrap_or_default();
+    let version = std::process::Command::new(RUSTC).arg("--version").output().map(|out| String::from_utf8_lossy(&out.stdout).into_owned()).unwrap_or_default();
     if !version.starts_with(RUSTC_VERSION) {
         return Err(format!("{RUSTC} is `{}`, the binaries are built with {RUSTC_VERSION}", version.trim()));
     }
-    let zig_ok = std::process::Command::new("python3")
-        .args(["-m", "ziglang", "version"])
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == ZIG_VERSION)
-        .unwrap_or(false);
+    let zig_ok =
+        std::process::Command::new("python3").args(["-m", "ziglang", "version"]).output().map(|out| String::from_utf8_lossy(&out.stdout).trim() == ZIG_VERSION).unwrap_or(false);
     if !zig_ok {
-        Step::new("install zig (PyPI ziglang)", "python3")
-            .args(["-m", "pip", "install", "--quiet", &format!("ziglang=={ZIG_VERSION}")])
-            .run()?;
+        Step::new("install zig (PyPI ziglang)", "python3").args(["-m", "pip", "install", "--quiet", &format!("ziglang=={ZIG_VERSION}")]).run()?;
     }
-    let zigbuild_ok = std::process::Command::new(zigbuild())
-        .arg("--version")
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).contains(ZIGBUILD_VERSION))
-        .unwrap_or(false);
+    let zigbuild_ok = std::process::Command::new(zigbuild()).arg("--version").output().map(|out| String::from_utf8_lossy(&out.stdout).contains(ZIGBUILD_VERSION)).unwrap_or(false);
     if !zigbuild_ok {
-        Step::new("install cargo-zigbuild", "cargo")
-            .args(["install", "--locked", "cargo-zigbuild", "--version", ZIGBUILD_VERSION])
-            .run()?;
+        Step::new("install cargo-zigbuild", "cargo").args(["install", "--locked", "cargo-zigbuild", "--version", ZIGBUILD_VERSION]).run()?;
     }
     if !has("tar") {
         return Err("`tar` is missing".to_owned());
@@ -203,10 +185,7 @@ fn ensure_dist_tools() -> Result<(), String> {
 
 /// `cargo-zigbuild` as cargo installs it.
 fn zigbuild() -> PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .unwrap_or_default();
+    let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))).unwrap_or_default();
     let installed = home.join("bin/cargo-zigbuild");
     if installed.is_file() {
         installed
@@ -245,12 +224,7 @@ fn build(platform: &Platform) -> Result<(PathBuf, Option<PathBuf>), String> {
         (_, [one]) => Ok((one.clone(), None)),
         (Kind::ZigShared, [arm, intel]) => {
             let out = target_dir().join(format!("universal-{}", platform.file));
-            Step::new("lipo (macOS universal)", "llvm-lipo-22")
-                .args(["-create", "-output"])
-                .arg(&out)
-                .arg(arm)
-                .arg(intel)
-                .run()?;
+            Step::new("lipo (macOS universal)", "llvm-lipo-22").args(["-create", "-output"]).arg(&out).arg(arm).arg(intel).run()?;
             Ok((out, None))
         }
         _ => Err(format!("{}: cannot combine {} slices", platform.folder, slices.len())),

@@ -56,12 +56,7 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
             .status()
             .map_err(|e| format!("cargo fuzz: {e}"))?;
         let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let runs = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
-            .filter_map(|v| v.trim().parse::<u64>().ok())
-            .last()
-            .unwrap_or(0);
+        let runs = text.lines().filter_map(|l| l.strip_prefix("stat::number_of_executed_units:")).filter_map(|v| v.trim().parse::<u64>().ok()).next_back().unwrap_or(0);
         if !status.success() {
             let tail: Vec<&str> = text.lines().rev().take(30).collect();
             return Err(format!("fuzz target {target} found a problem after {runs} executions:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n")));

@@ -63,10 +63,7 @@ fn elo_ladder() -> PathBuf {
 }
 
 fn create_key(database: &str, scope: &str) -> Result<String, String> {
-    let output = Command::new(elo_ladder())
-        .args(["keys", "create", "--database", database, "--scope", scope])
-        .output()
-        .map_err(|e| format!("elo-ladder keys create: {e}"))?;
+    let output = Command::new(elo_ladder()).args(["keys", "create", "--database", database, "--scope", scope]).output().map_err(|e| format!("elo-ladder keys create: {e}"))?;
     if !output.status.success() {
         return Err(format!("elo-ladder keys create: {}", String::from_utf8_lossy(&output.stderr)));
     }

@@ -111,6 +111,12 @@ pub fn root() -> PathBuf {
 
 fn test() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
+    // The conventions first (seconds when the tree is clean): the tree as rustfmt.toml
+    // formats it, and no clippy warning (the crates' lint levels say which lints count).
+    tools::ensure_rustfmt_and_clippy()?;
+    Step::new("cargo fmt --check", "cargo").args(["fmt", "--all", "--", "--check"]).run()?;
+    Step::new("cargo fmt --check (fuzz targets)", "cargo").args(["fmt", "--", "--check"]).current_dir(&root().join("fuzz")).run()?;
+    Step::new("cargo clippy -D warnings", "cargo").args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).run()?;
     // Its ~5-minute build overlaps the Rust tests; the Apple checks wait for it.
     apple::prefetch_rcodesign();
     // The ladder server's suite (in the Rust tests) starts a private PostgreSQL cluster.
@@ -256,9 +262,7 @@ fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
         .args(["-lranking_elo", "-lm", "-o"])
         .arg(shared.display().to_string())
         .run()?;
-    counts += Step::new("C test (shared library)", shared.display().to_string())
-        .env("LD_LIBRARY_PATH", library.display().to_string())
-        .run_counted()?;
+    counts += Step::new("C test (shared library)", shared.display().to_string()).env("LD_LIBRARY_PATH", library.display().to_string()).run_counted()?;
     // The same program under valgrind: no invalid access, no definite leak.
     tools::ensure("valgrind", &["valgrind"], "install valgrind")?;
     counts += Step::new("C test under valgrind (memcheck)", "valgrind")

@@ -131,7 +131,10 @@ pub fn unity_compile_check() -> Result<(), String> {
     files.extend(sources(&root().join("tests/unity-stand-in")));
     let editors = [
         ("2021.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
-        ("6000.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
+        (
+            "6000.3",
+            "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX",
+        ),
     ];
     for (version, defines) in editors {
         let arguments = vec![format!("-define:{defines}"), format!("-r:{}", nunit_framework()?.display())];
@@ -248,20 +251,13 @@ pub fn run_benchmark(runtime: &Path, library_dir: &Path) -> Result<(), String> {
     let files = vec![root().join("benches/mono/Benchmark.cs").display().to_string()];
     mcs("C# benchmark (mcs, optimized)", &exe, "exe", &[format!("-r:{}", runtime.display()), "-optimize+".to_owned()], files)?;
     copy_native(library_dir)?;
-    Step::new("C# benchmark on Mono", "mono")
-        .args(["--optimize=all"])
-        .arg(exe.display().to_string())
-        .env("LD_LIBRARY_PATH", out_dir().display().to_string())
-        .run()
+    Step::new("C# benchmark on Mono", "mono").args(["--optimize=all"]).arg(exe.display().to_string()).env("LD_LIBRARY_PATH", out_dir().display().to_string()).run()
 }
 
 /// Builds and runs the console demo (a league season) through the wrapper.
 pub fn run_demo(runtime: &Path, plugin_dir: &Path) -> Result<(), String> {
     let exe = out_dir().join("LeagueSeason.exe");
-    let files = vec![
-        root().join("demo/LeagueSeason.cs").display().to_string(),
-        root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string(),
-    ];
+    let files = vec![root().join("demo/LeagueSeason.cs").display().to_string(), root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string()];
     mcs("demo (mcs)", &exe, "exe", &[format!("-r:{}", runtime.display())], files)?;
     Step::new("demo: a league season on Mono", "mono")
         .arg(exe.display().to_string())
@@ -273,11 +269,35 @@ pub fn run_demo(runtime: &Path, plugin_dir: &Path) -> Result<(), String> {
 /// The assemblies `nunit-console` and the tests load, which full-AOT mode needs compiled
 /// ahead of time (Mono names each missing one when it stops; this is that list).
 const FULL_AOT_FRAMEWORK: [&str; 29] = [
-    "System", "System.Xml", "System.Configuration", "System.Drawing", "System.Runtime.Remoting", "Mono.Security", "System.Security",
-    "System.Numerics", "System.Core", "System.Runtime.Serialization.Formatters.Soap", "System.Web", "System.Data", "System.Transactions",
-    "System.Web.Services", "System.Design", "System.Windows.Forms", "Mono.WebBrowser", "Mono.Posix", "System.DirectoryServices",
-    "Novell.Directory.Ldap", "Mono.Data.Sqlite", "System.Web.ApplicationServices", "System.ComponentModel.DataAnnotations",
-    "nunit.framework", "nunit.core", "nunit.core.interfaces", "nunit.util", "nunit-console-runner", "System.Net.Http",
+    "System",
+    "System.Xml",
+    "System.Configuration",
+    "System.Drawing",
+    "System.Runtime.Remoting",
+    "Mono.Security",
+    "System.Security",
+    "System.Numerics",
+    "System.Core",
+    "System.Runtime.Serialization.Formatters.Soap",
+    "System.Web",
+    "System.Data",
+    "System.Transactions",
+    "System.Web.Services",
+    "System.Design",
+    "System.Windows.Forms",
+    "Mono.WebBrowser",
+    "Mono.Posix",
+    "System.DirectoryServices",
+    "Novell.Directory.Ldap",
+    "Mono.Data.Sqlite",
+    "System.Web.ApplicationServices",
+    "System.ComponentModel.DataAnnotations",
+    "nunit.framework",
+    "nunit.core",
+    "nunit.core.interfaces",
+    "nunit.util",
+    "nunit-console-runner",
+    "System.Net.Http",
 ];
 
 /// Debian's NUnit 2 console runner.
@@ -359,11 +379,8 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
     counts += suite_verdict("the C# suite with \"__Internal\" in the host", ran, &text);
     counts += crate::binaries::verdict("every native call resolved in the host, none in a library", internal_lookups > 0 && library_lookups == 0, "");
     let (control, _) = nunit(Path::new("mono"), &[NUNIT_CONSOLE], "internal", &[])?;
-    counts += crate::binaries::verdict(
-        "negative control: the \"__Internal\" suite fails without the engine in the process",
-        control.failed > 0,
-        &format!("{} failed", control.failed),
-    );
+    counts +=
+        crate::binaries::verdict("negative control: the \"__Internal\" suite fails without the engine in the process", control.failed > 0, &format!("{} failed", control.failed));
 
     println!("==> full AOT: every assembly compiled ahead of time (mono --aot=full)");
     let started = std::time::Instant::now();
@@ -400,12 +417,7 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
     println!("    {} assemblies compiled ahead of time in {:.0} s", assemblies.len(), started.elapsed().as_secs_f64());
     let console = aot_dir.join("nunit-console.exe").display().to_string();
     let normal_path = format!("{}:{}", work.join("normal").display(), aot_dir.display());
-    let (ran, text) = nunit(
-        Path::new("mono"),
-        &["--full-aot", &console],
-        "normal",
-        &[("MONO_PATH", normal_path), ("LD_LIBRARY_PATH", work.join("normal").display().to_string())],
-    )?;
+    let (ran, text) = nunit(Path::new("mono"), &["--full-aot", &console], "normal", &[("MONO_PATH", normal_path), ("LD_LIBRARY_PATH", work.join("normal").display().to_string())])?;
     counts += suite_verdict("the C# suite under mono --full-aot (libranking_elo.so)", ran, &text);
     let internal_path = format!("{}:{}", work.join("internal").display(), aot_dir.display());
     let (ran, text) = nunit(&host, &[&console], "internal", &[("MONO_PATH", internal_path), ("RANKING_ELO_FULL_AOT", "1".to_owned())])?;
@@ -425,12 +437,8 @@ fn suite_verdict(what: &str, ran: Counts, text: &str) -> Counts {
 /// The newest copy of an assembly in Mono's global assembly cache.
 fn gac_assembly(name: &str) -> Result<PathBuf, String> {
     let dir = PathBuf::from("/usr/lib/mono/gac").join(name);
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path().join(format!("{name}.dll")))
-        .filter(|p| p.is_file())
-        .collect();
+    let mut found: Vec<PathBuf> =
+        std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?.flatten().map(|e| e.path().join(format!("{name}.dll"))).filter(|p| p.is_file()).collect();
     found.sort();
     found.pop().ok_or_else(|| format!("{name}.dll is not in Mono's GAC"))
 }

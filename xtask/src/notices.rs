@@ -30,7 +30,8 @@ pub const NOTICES: &str = "unity/Third Party Notices.md";
 const RUST_LIBRARY: &str = "third_party/rust-library";
 
 /// Which toolchain the vendored standard-library notices come from, and which builds the binaries.
-const RUST_LIBRARY_FROM: &str = "Rust 1.95.0's `share/doc/rust/COPYRIGHT-library.html` (vendored in `third_party/rust-library`); the binaries are built with Debian's `rustc-web` 1.96.0";
+const RUST_LIBRARY_FROM: &str =
+    "Rust 1.95.0's `share/doc/rust/COPYRIGHT-library.html` (vendored in `third_party/rust-library`); the binaries are built with Debian's `rustc-web` 1.96.0";
 
 /// A component a linker adds to the binaries.
 struct Runtime {
@@ -145,7 +146,10 @@ pub fn engine_crates() -> Result<Vec<Crate>, String> {
 
 /// The folder of a crate's published source in Cargo's registry.
 fn registry_folder(krate: &Crate) -> Result<PathBuf, String> {
-    let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))).ok_or("neither CARGO_HOME nor HOME is set")?;
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
     let registries = home.join("registry/src");
     let mut found: Vec<PathBuf> = std::fs::read_dir(&registries)
         .map_err(|e| format!("{}: {e} (run `cargo fetch`)", registries.display()))?
@@ -169,7 +173,13 @@ fn copyright_lines(texts: &[(String, String)]) -> Vec<String> {
     for (_, text) in texts {
         for line in text.lines().map(str::trim) {
             let lower = line.to_ascii_lowercase();
-            let holder = line.starts_with("Copyright") && !line.contains('[') && !line.contains('<') && !lower.starts_with("copyright notice") && !lower.contains("copyright owner") && !lower.contains("copyright holder") && line.len() > "Copyright ".len() + 2;
+            let holder = line.starts_with("Copyright")
+                && !line.contains('[')
+                && !line.contains('<')
+                && !lower.starts_with("copyright notice")
+                && !lower.contains("copyright owner")
+                && !lower.contains("copyright holder")
+                && line.len() > "Copyright ".len() + 2;
             if holder && !lines.contains(&line.to_owned()) {
                 lines.push(line.to_owned());
             }
@@ -183,11 +193,7 @@ fn authors(manifest: &str) -> Vec<String> {
     let Some(start) = manifest.find("\nauthors = [") else { return Vec::new() };
     let rest = &manifest[start + "\nauthors = [".len()..];
     let list = &rest[..rest.find(']').unwrap_or(rest.len())];
-    list.split(',')
-        .map(|a| a.trim().trim_matches('"'))
-        .map(|a| a.split('<').next().unwrap_or(a).trim().to_owned())
-        .filter(|a| !a.is_empty())
-        .collect()
+    list.split(',').map(|a| a.trim().trim_matches('"')).map(|a| a.split('<').next().unwrap_or(a).trim().to_owned()).filter(|a| !a.is_empty()).collect()
 }
 
 /// A component of the notices with its license texts.
@@ -323,13 +329,7 @@ fn rust_library_entries(page: &str) -> Result<Vec<Entry>, String> {
             from = next;
         }
         let texts = license_texts_for(&license)?;
-        entries.push(Entry {
-            title: format!("the standard library's `{path}`"),
-            license,
-            holders: holders.join("; "),
-            details: Vec::new(),
-            texts,
-        });
+        entries.push(Entry { title: format!("the standard library's `{path}`"), license, holders: holders.join("; "), details: Vec::new(), texts });
     }
     // Out-of-tree crates, with their notices.
     let mut at = out_of_tree;
@@ -498,7 +498,15 @@ mod tests {
         }
         assert!(crates.iter().all(|c| c.name != "serde_derive" && c.name != "cbindgen"), "procedural macros and build tools are not compiled in");
         assert_eq!(missing_crates(&committed, &crates), Vec::<String>::new());
-        for needle in ["### hashbrown", "### the standard library's `.`", "### LLVM libunwind", "### MinGW-w64 winpthreads", "Copyright (c) 2015 Andrew Gallant", "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION", "LLVM Exceptions to the Apache 2.0 License"] {
+        for needle in [
+            "### hashbrown",
+            "### the standard library's `.`",
+            "### LLVM libunwind",
+            "### MinGW-w64 winpthreads",
+            "Copyright (c) 2015 Andrew Gallant",
+            "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
+            "LLVM Exceptions to the Apache 2.0 License",
+        ] {
             assert!(committed.contains(needle), "the notices lack {needle:?}");
         }
         assert!(!committed.contains("](https://opensource.org"), "texts, not links");
@@ -517,7 +525,10 @@ mod tests {
     #[test]
     fn holders_come_from_license_files_or_the_manifest() {
         let texts = vec![
-            ("LICENSE-MIT".to_owned(), "Copyright (c) 2015 Andrew Gallant\n\nPermission is hereby granted …\nThe above copyright notice and this permission notice shall be included\n".to_owned()),
+            (
+                "LICENSE-MIT".to_owned(),
+                "Copyright (c) 2015 Andrew Gallant\n\nPermission is hereby granted …\nThe above copyright notice and this permission notice shall be included\n".to_owned(),
+            ),
             ("LICENSE-APACHE".to_owned(), "   Copyright [yyyy] [name of copyright owner]\n".to_owned()),
         ];
         assert_eq!(copyright_lines(&texts), ["Copyright (c) 2015 Andrew Gallant"]);

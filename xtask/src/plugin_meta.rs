@@ -79,7 +79,9 @@ fn folder_metas(binary: &Path) -> Result<(), String> {
         if !meta.exists() {
             let relative = dir.strip_prefix(&plugins).unwrap_or(dir).to_string_lossy().replace('\\', "/");
             let guid = derived_guid(&relative);
-            let text = format!("fileFormatVersion: 2\nguid: {guid}\nfolderAsset: yes\nDefaultImporter:\n  externalObjects: {{}}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n");
+            let text = format!(
+                "fileFormatVersion: 2\nguid: {guid}\nfolderAsset: yes\nDefaultImporter:\n  externalObjects: {{}}\n  userData: \n  assetBundleName: \n  assetBundleVariant: \n"
+            );
             std::fs::write(&meta, text).map_err(|e| format!("{}: {e}", meta.display()))?;
         }
         folder = dir.parent();
@@ -106,11 +108,7 @@ fn derived_guid(path: &str) -> String {
 fn render(guid: &str, s: &Settings) -> String {
     let flag = |on: bool| u8::from(on);
     let standalone_on = |name: &str| s.standalone.is_some_and(|(n, _)| n == name);
-    let constraints = if s.define_constraints.is_empty() {
-        " []\n".to_owned()
-    } else {
-        s.define_constraints.iter().fold("\n".to_owned(), |acc, d| format!("{acc}  - {d}\n"))
-    };
+    let constraints = if s.define_constraints.is_empty() { " []\n".to_owned() } else { s.define_constraints.iter().fold("\n".to_owned(), |acc, d| format!("{acc}  - {d}\n")) };
     let mut out = String::new();
     let _ = write!(
         out,
@@ -142,11 +140,7 @@ fn render(guid: &str, s: &Settings) -> String {
     );
     for name in ["Linux64", "OSXUniversal", "Win", "Win64"] {
         let cpu = s.standalone.filter(|(n, _)| *n == name).map_or("None", |(_, cpu)| cpu);
-        let _ = write!(
-            out,
-            "  - first:\n      Standalone: {name}\n    second:\n      enabled: {}\n      settings:\n        CPU: {cpu}\n",
-            flag(standalone_on(name))
-        );
+        let _ = write!(out, "  - first:\n      Standalone: {name}\n    second:\n      enabled: {}\n      settings:\n        CPU: {cpu}\n", flag(standalone_on(name)));
     }
     let _ = write!(out, "  - first:\n      WebGL: WebGL\n    second:\n      enabled: {}\n      settings: {{}}\n", flag(s.webgl));
     let _ = write!(

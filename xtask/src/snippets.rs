@@ -209,7 +209,10 @@ fn parse(file: &str, text: &str) -> Result<Page, String> {
 fn build_as_documented(out: &Path, library: &Path, builds: &[(String, usize, String)]) -> Result<PathBuf, String> {
     let [(file, line, command)] = builds else {
         let places: Vec<String> = builds.iter().map(|(f, l, _)| format!("{f}:{l}")).collect();
-        return Err(format!("the docs must give exactly one `<!-- snippet: build -->` shell block (the command that compiles the package outside Unity); found {}: {places:?}", builds.len()));
+        return Err(format!(
+            "the docs must give exactly one `<!-- snippet: build -->` shell block (the command that compiles the package outside Unity); found {}: {places:?}",
+            builds.len()
+        ));
     };
     let folder = out.join("package");
     copy_tree(&root().join("unity/Runtime"), &folder.join("Runtime"))?;
@@ -318,11 +321,7 @@ pub fn check(library: &Path) -> Result<Counts, String> {
         compile = if snippet.kind == Kind::File {
             compile.args(["-c", "-o"]).arg(format!("{}.o", binary.display())).arg(source.display().to_string())
         } else {
-            compile
-                .arg(source.display().to_string())
-                .arg(format!("-L{}", library.display()))
-                .args(["-lranking_elo", "-lm", "-o"])
-                .arg(binary.display().to_string())
+            compile.arg(source.display().to_string()).arg(format!("-L{}", library.display())).args(["-lranking_elo", "-lm", "-o"]).arg(binary.display().to_string())
         };
         compile.run()?;
         checked += 1;
@@ -426,13 +425,7 @@ fn c_fragments(fragments: &[&Snippet]) -> String {
         let name = format!("snippet_{}", snippet.ident());
         // Every parameter is used at least once, so -Wunused-parameter holds for fragments
         // that use only some of their context.
-        let uses: String = snippet
-            .context
-            .split(',')
-            .filter_map(|p| p.trim().rsplit([' ', '*']).next())
-            .filter(|n| !n.is_empty())
-            .map(|n| format!("    (void){n};\n"))
-            .collect();
+        let uses: String = snippet.context.split(',').filter_map(|p| p.trim().rsplit([' ', '*']).next()).filter(|n| !n.is_empty()).map(|n| format!("    (void){n};\n")).collect();
         let line = line_directive(snippet, snippet.line);
         write!(text, "void {name}({parameters});\nvoid {name}({parameters}) {{\n{uses}{line}{}}}\n\n", snippet.code).unwrap_or_default();
     }
@@ -462,9 +455,8 @@ fn run(snippet: &Snippet, out: &Path, program: &str, args: &[String], envs: &[(&
 /// Checks a program's output against its named `text` block; 1 when there was one to check.
 fn compare_output(snippet: &Snippet, stdout: &str, outputs: &BTreeMap<(String, String), String>) -> Result<usize, String> {
     let Some(name) = &snippet.output else { return Ok(0) };
-    let expected = outputs
-        .get(&(snippet.file.clone(), name.clone()))
-        .ok_or_else(|| format!("{}: no ```text block marked <!-- output: {name} --> in {}", snippet.name(), snippet.file))?;
+    let expected =
+        outputs.get(&(snippet.file.clone(), name.clone())).ok_or_else(|| format!("{}: no ```text block marked <!-- output: {name} --> in {}", snippet.name(), snippet.file))?;
     if stdout != expected {
         return Err(format!("{}: the output differs from the page's block \"{name}\".\n--- the page says:\n{expected}--- the program printed:\n{stdout}", snippet.name()));
     }
@@ -496,7 +488,16 @@ mod tests {
 
     #[test]
     fn fragments_keep_their_usings_and_lines() {
-        let snippet = Snippet { file: "a.md".into(), line: 10, language: Language::CSharp, kind: Kind::Statements, context: "int n".into(), unity: false, output: None, code: "using System.Text;\n\nvar b = new StringBuilder(n);\n".into() };
+        let snippet = Snippet {
+            file: "a.md".into(),
+            line: 10,
+            language: Language::CSharp,
+            kind: Kind::Statements,
+            context: "int n".into(),
+            unity: false,
+            output: None,
+            code: "using System.Text;\n\nvar b = new StringBuilder(n);\n".into(),
+        };
         let text = csharp_fragments(&[&snippet], false);
         assert!(text.contains("using System.Text;\n"));
         assert!(text.contains("static void Run(int n)"));

@@ -125,9 +125,7 @@ pub fn identity(platform: &Platform, path: &Path) -> Result<String, String> {
         };
     }
     let text = tool_output("llvm-readelf-22", &["--notes"], path)?;
-    text.lines()
-        .find_map(|l| l.trim().strip_prefix("Build ID: ").map(str::to_owned))
-        .ok_or_else(|| format!("{}: no GNU build id", path.display()))
+    text.lines().find_map(|l| l.trim().strip_prefix("Build ID: ").map(str::to_owned)).ok_or_else(|| format!("{}: no GNU build id", path.display()))
 }
 
 /// Whether `platform`'s debug file is there and has `binary`'s id (quietly; `check` says

@@ -46,11 +46,7 @@ impl Counts {
 /// `N passed, N failed` alone on a line.
 fn is_plain_summary(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
-    words.len() == 4
-        && words[0].parse::<u64>().is_ok()
-        && words[1] == "passed,"
-        && words[2].parse::<u64>().is_ok()
-        && words[3] == "failed"
+    words.len() == 4 && words[0].parse::<u64>().is_ok() && words[1] == "passed," && words[2].parse::<u64>().is_ok() && words[3] == "failed"
 }
 
 impl AddAssign for Counts {
@@ -127,11 +123,7 @@ impl Step {
     /// that reports no test at all is an error (a test step must test something).
     pub fn run_counted(mut self) -> Result<Counts, String> {
         println!("==> {}", self.title);
-        let mut child = self
-            .command
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("{}: cannot start: {e}", self.title))?;
+        let mut child = self.command.stdout(Stdio::piped()).spawn().map_err(|e| format!("{}: cannot start: {e}", self.title))?;
         let mut counts = Counts::default();
         if let Some(stdout) = child.stdout.take() {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -152,12 +144,7 @@ impl Step {
 
 /// Whether `program` can be found on PATH.
 pub fn has(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
+    Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
 /// Installs Debian packages when a tool is missing (Debian/Ubuntu as root), otherwise
@@ -197,11 +184,20 @@ pub fn ensure_that(what: &str, present: impl Fn() -> bool, packages: &[&str], hi
 }
 
 fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
-        .unwrap_or(false)
+    Command::new("id").arg("-u").output().map(|out| String::from_utf8_lossy(&out.stdout).trim() == "0").unwrap_or(false)
+}
+
+/// `cargo fmt` and `cargo clippy` for the convention checks: rustup's components when the
+/// toolchain lacks them (a minimal rustup profile has neither).
+pub fn ensure_rustfmt_and_clippy() -> Result<(), String> {
+    let works = |args: &[&str]| Command::new("cargo").args(args).output().is_ok_and(|out| out.status.success());
+    if works(&["fmt", "--version"]) && works(&["clippy", "--version"]) {
+        return Ok(());
+    }
+    if !has("rustup") {
+        return Err("cargo fmt and cargo clippy are missing: install the rustfmt and clippy components of your Rust toolchain".to_owned());
+    }
+    Step::new("rustup component add rustfmt clippy", "rustup").args(["component", "add", "rustfmt", "clippy"]).run()
 }
 
 /// A C compiler for the C ABI test.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, FromRequestParts, RawPathParams};
-use axum::http::request::Parts;
 use axum::http::header;
+use axum::http::request::Parts;
 
 use super::AppState;
 use crate::error::ApiError;

@@ -8,16 +8,16 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, put};
-use serde::Serialize;
 use axum::Router;
 use ranking_elo::team::{TeamRating, TeamSplit};
 use ranking_elo::{Config, Error as EngineError, Rules};
+use serde::Serialize;
 
 use super::auth::{Admin, KeyAccess, LadderAccess, LadderName, Read};
 use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
-use crate::error::ApiError;
 use crate::cron::Cron;
+use crate::error::ApiError;
 use crate::store::{canonical_config, LadderSummary, NextTimes, PutOutcome, ScheduleView};
 
 /// The routes.
@@ -98,7 +98,8 @@ struct Description<'a> {
 async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let ladder = &access.ladder;
-    let summary = state.store.ladders(Some(&ladder.name)).await?.into_iter().next().ok_or_else(|| ApiError::not_found("unknown_ladder", format!("there is no ladder {:?}", ladder.name)))?;
+    let summary =
+        state.store.ladders(Some(&ladder.name)).await?.into_iter().next().ok_or_else(|| ApiError::not_found("unknown_ladder", format!("there is no ladder {:?}", ladder.name)))?;
     // The rules of the season now (the cached ladder may be from before a season end).
     let fresh = state.store.ladder(&ladder.name).await?.ok_or_else(|| ApiError::not_found("unknown_ladder", format!("there is no ladder {:?}", ladder.name)))?;
     let raw = |text: &str| serde_json::value::RawValue::from_string(text.to_owned()).map_err(|e| ApiError::internal(format!("stored configuration: {e}")));

@@ -7,8 +7,8 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawPathParams, State};
 use axum::http::StatusCode;
-use axum::response::Response;
 use axum::response::IntoResponse;
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 
@@ -28,7 +28,14 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/v1/ladders/{ladder}/export", get(export))
 }
 
-async fn amend(state: Arc<AppState>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>, kind: Kind) -> Result<Response, ApiError> {
+async fn amend(
+    state: Arc<AppState>,
+    access: LadderAccess<Admin>,
+    query: QueryParams,
+    params: RawPathParams,
+    payload: Result<Bytes, BytesRejection>,
+    kind: Kind,
+) -> Result<Response, ApiError> {
     query.only(&[])?;
     let id = params.iter().find(|(name, _)| *name == "id").map(|(_, value)| value.to_owned()).unwrap_or_default();
     let request = amend::Request::new(&id, kind, &body(payload)?)?;
@@ -39,13 +46,25 @@ async fn amend(state: Arc<AppState>, access: LadderAccess<Admin>, query: QueryPa
 
 /// `POST …/matches/{id}/annul` (admin), `{"reason": "…"}`: the match counts for nothing;
 /// every later state is rebuilt.
-async fn annul(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+async fn annul(
+    State(state): State<Arc<AppState>>,
+    access: LadderAccess<Admin>,
+    query: QueryParams,
+    params: RawPathParams,
+    payload: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
     amend(state, access, query, params, payload, Kind::Annul).await
 }
 
 /// `POST …/matches/{id}/correct` (admin), `{"score_a": …}` or `{"places": […]}`: the match
 /// counts with the corrected result at its place; every later state is rebuilt.
-async fn correct(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, params: RawPathParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+async fn correct(
+    State(state): State<Arc<AppState>>,
+    access: LadderAccess<Admin>,
+    query: QueryParams,
+    params: RawPathParams,
+    payload: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
     amend(state, access, query, params, payload, Kind::Correct).await
 }
 
@@ -87,7 +106,8 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
     // The first season's rules: a replay starts with them (a season end that changes them
     // says so in its inputs).
     let rules: serde_json::Value = serde_json::from_str(&ladder.initial_config_json).map_err(|e| ApiError::internal(format!("stored configuration: {e}")))?;
-    let mut header = serde_json::to_vec(&crate::verify::Header { format: crate::verify::FORMAT.to_owned(), ladder: ladder.name.clone(), rules }).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut header = serde_json::to_vec(&crate::verify::Header { format: crate::verify::FORMAT.to_owned(), ladder: ladder.name.clone(), rules })
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     header.push(b'\n');
     let header = futures_util::stream::once(async move { Ok::<_, std::io::Error>(header) });
     // (after, finished, waited for a held-back entry since)

@@ -107,10 +107,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         Some(cors) => routes.layer(cors),
         None => routes,
     };
-    routes
-        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(REQUEST_ID)))
-        .layer(SetRequestIdLayer::new(HeaderName::from_static(REQUEST_ID), RandomId))
-        .with_state(state)
+    routes.layer(PropagateRequestIdLayer::new(HeaderName::from_static(REQUEST_ID))).layer(SetRequestIdLayer::new(HeaderName::from_static(REQUEST_ID), RandomId)).with_state(state)
 }
 
 /// CORS for the allowed origins: preflights answered, the key's header and JSON bodies

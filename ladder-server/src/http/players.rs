@@ -59,7 +59,11 @@ async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Read>,
     let limit = query.number("limit", 20, 1..=1000)?;
     let player = path_player(&params)?;
     let ladder = &access.ladder;
-    let entries = state.store.history(ladder, &player, before, limit).await?.ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
+    let entries = state
+        .store
+        .history(ladder, &player, before, limit)
+        .await?
+        .ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
     let before = (i64::try_from(entries.len()).unwrap_or(0) == limit).then(|| entries.last().map(|e| e.seq)).flatten();
     json_ok(&History { entries, before })
 }

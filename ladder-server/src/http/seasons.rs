@@ -29,7 +29,13 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/v1/ladders/{ladder}/seasons/{season}/leaderboard", get(standings))
 }
 
-async fn ladder_event(state: Arc<AppState>, access: LadderAccess<Admin>, query: QueryParams, payload: Result<Bytes, BytesRejection>, event: LadderEvent) -> Result<Response, ApiError> {
+async fn ladder_event(
+    state: Arc<AppState>,
+    access: LadderAccess<Admin>,
+    query: QueryParams,
+    payload: Result<Bytes, BytesRejection>,
+    event: LadderEvent,
+) -> Result<Response, ApiError> {
     query.only(&[])?;
     let request = EventRequest::parse(&body(payload)?, event)?;
     let store = Arc::clone(&state.store);

@@ -178,8 +178,7 @@ pub fn redact_text(url: &str) -> String {
     };
     let tail = tail.map(|t| {
         let (path, query) = t.split_once('?').unwrap_or((t, ""));
-        let query: Vec<String> =
-            query.split('&').filter(|p| !p.is_empty()).map(|p| if p.starts_with("password=") { "password=***".to_owned() } else { p.to_owned() }).collect();
+        let query: Vec<String> = query.split('&').filter(|p| !p.is_empty()).map(|p| if p.starts_with("password=") { "password=***".to_owned() } else { p.to_owned() }).collect();
         if query.is_empty() {
             format!("/{path}")
         } else {

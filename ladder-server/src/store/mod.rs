@@ -357,10 +357,7 @@ pub fn replay_answer(id: &str, stored_kind: &str, stored_inputs: &str, kind: &st
     if stored_kind == kind && stored_inputs == inputs {
         Ok(answer())
     } else {
-        Err(ApiError::conflict(
-            "match_id_reused",
-            format!("id {id:?} was already used for another {stored_kind} ({stored_inputs}); nothing was changed"),
-        ))
+        Err(ApiError::conflict("match_id_reused", format!("id {id:?} was already used for another {stored_kind} ({stored_inputs}); nothing was changed")))
     }
 }
 

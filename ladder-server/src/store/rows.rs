@@ -13,8 +13,21 @@ pub const PLAYER_COLUMNS: &str =
 
 /// The state columns written after a change (everything but `id`, `ladder_id` and `name`),
 /// in [`StateValues`] order.
-pub const STATE_COLUMNS: [&str; 13] =
-    ["rating", "games_played", "win_streak", "period_games", "is_junior", "has_reached_2400", "league", "protected_games", "season_games", "season_wins", "peak_rating", "peak_league", "last_played"];
+pub const STATE_COLUMNS: [&str; 13] = [
+    "rating",
+    "games_played",
+    "win_streak",
+    "period_games",
+    "is_junior",
+    "has_reached_2400",
+    "league",
+    "protected_games",
+    "season_games",
+    "season_wins",
+    "peak_rating",
+    "peak_league",
+    "last_played",
+];
 
 /// A database row read by column name.
 pub trait NamedRow {

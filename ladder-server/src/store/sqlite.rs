@@ -17,8 +17,8 @@ use tokio::sync::oneshot;
 use super::ranks;
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, JOURNAL_COLUMNS, replay_answer, HistoryEntry, LadderSummary, NewEntry, NextTimes, ScheduleView, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
-    PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
+    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, stored_rules, BoardEntry, HistoryEntry, JournalPage, JournalRow, KeyListing, KeyRecord, Ladder,
+    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture, JOURNAL_COLUMNS,
 };
 use crate::error::ApiError;
 use crate::events::{event_response, run_event, EventRequest, EventRules, LadderEvent};
@@ -153,10 +153,7 @@ impl SqliteStore {
         let (sender, receiver) = mpsc::channel::<Job>();
         let busy = Arc::new(AtomicUsize::new(0));
         let writer_busy = Arc::clone(&busy);
-        std::thread::Builder::new()
-            .name("elo-ladder-sqlite-writer".into())
-            .spawn(move || write_loop(&writer, &receiver, &writer_busy))
-            .map_err(|e| e.to_string())?;
+        std::thread::Builder::new().name("elo-ladder-sqlite-writer".into()).spawn(move || write_loop(&writer, &receiver, &writer_busy)).map_err(|e| e.to_string())?;
         Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned(), busy })
     }
 
@@ -299,7 +296,8 @@ impl LadderStore for SqliteStore {
             let Some(&(last, _)) = sizes[..fits].last() else {
                 return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
             };
-            let sql = format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
+            let sql =
+                format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
             let mut statement = c.prepare_cached(&sql)?;
             let rows = statement.query_map(params![id, after, last, kind], |r| {
                 Ok(JournalRow {
@@ -381,8 +379,10 @@ impl LadderStore for SqliteStore {
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         let (ladder_id, player) = (ladder.id, player.to_owned());
         Box::pin(self.read(move |c| {
-            let found: Option<(i64, f64)> =
-                c.prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+            let found: Option<(i64, f64)> = c
+                .prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?
+                .query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
             let Some((id, rating)) = found else {
                 return Ok(None);
             };
@@ -501,8 +501,14 @@ impl LadderStore for SqliteStore {
                 .collect::<Result<_, _>>()?;
             for (seq, kind, inputs, corrected, joined, results) in &entries {
                 let renamed = crate::erase::rename(*seq, kind, (inputs, corrected.as_deref(), joined, results), &player, &pseudonym)?;
-                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6 WHERE seq = ?1")?
-                    .execute(params![renamed.seq, renamed.inputs, renamed.corrected, renamed.joined, renamed.results, renamed.bytes])?;
+                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6 WHERE seq = ?1")?.execute(params![
+                    renamed.seq,
+                    renamed.inputs,
+                    renamed.corrected,
+                    renamed.joined,
+                    renamed.results,
+                    renamed.bytes
+                ])?;
             }
             let amendments: Vec<(i64, String, String, String)> = c
                 .prepare_cached("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND kind IN ('annul', 'correct')")?
@@ -510,7 +516,12 @@ impl LadderStore for SqliteStore {
                 .collect::<Result<_, _>>()?;
             for (seq, inputs, joined, results) in &amendments {
                 if let Some(renamed) = crate::erase::rename_amendment(*seq, (inputs, joined, results), &player, &pseudonym)? {
-                    c.prepare_cached("UPDATE journal SET inputs = ?2, results = ?3, bytes = ?4 WHERE seq = ?1")?.execute(params![renamed.seq, renamed.inputs, renamed.results, renamed.bytes])?;
+                    c.prepare_cached("UPDATE journal SET inputs = ?2, results = ?3, bytes = ?4 WHERE seq = ?1")?.execute(params![
+                        renamed.seq,
+                        renamed.inputs,
+                        renamed.results,
+                        renamed.bytes
+                    ])?;
                 }
             }
             c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
@@ -557,7 +568,8 @@ impl LadderStore for SqliteStore {
     fn season_standings<'a>(&'a self, ladder: &'a Ladder, season: i64, limit: i64, offset: i64) -> StoreFuture<'a, Option<Vec<StandingView>>> {
         let id = ladder.id;
         Box::pin(self.read(move |c| {
-            let ended: Option<i64> = c.prepare_cached("SELECT season FROM seasons WHERE ladder_id = ?1 AND season = ?2")?.query_row(params![id, season], |r| r.get(0)).optional()?;
+            let ended: Option<i64> =
+                c.prepare_cached("SELECT season FROM seasons WHERE ladder_id = ?1 AND season = ?2")?.query_row(params![id, season], |r| r.get(0)).optional()?;
             if ended.is_none() {
                 return Ok(None);
             }
@@ -719,7 +731,6 @@ fn state_params(s: &PlayerState) -> [rusqlite::types::Value; 13] {
     ]
 }
 
-
 /// Inserts a joining player; returns the row id.
 fn insert_player(c: &Connection, ladder: i64, name: &str, s: &PlayerState) -> Result<i64, rusqlite::Error> {
     let placeholders: Vec<String> = (3..3 + STATE_COLUMNS.len()).map(|i| format!("?{i}")).collect();
@@ -755,10 +766,8 @@ fn stored_offset(c: &Connection, ladder_id: i64) -> Result<f64, ApiError> {
 /// How many players of the ladder rank above the player with stored `rating` and row `id`.
 fn players_above(c: &Connection, ladder_id: i64, rating: f32, id: i64) -> Result<i64, ApiError> {
     let (fine, coarse) = ranks::buckets(rating);
-    Ok(c.prepare_cached(PLAYERS_ABOVE)?.query_row(
-        params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id],
-        |r| r.get(0),
-    )?)
+    Ok(c.prepare_cached(PLAYERS_ABOVE)?
+        .query_row(params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id], |r| r.get(0))?)
 }
 
 /// The fine bucket holding 0-based position `position` of the ladder's board and the players
@@ -795,8 +804,7 @@ fn recount(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
 
 /// An id already in the ladder's journal: `(seq, kind, inputs, results)`.
 fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, String, String, String)>, ApiError> {
-    Ok(c
-        .prepare_cached("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
+    Ok(c.prepare_cached("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
         .query_row(params![ladder_id, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .optional()?)
 }
@@ -1018,14 +1026,23 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         let bytes_of = |seq: i64| entries.iter().find(|e| e.seq == seq).map(|e| (e.inputs.len(), e.joined.iter().map(String::len).sum::<usize>()));
         for (seq, results) in &changes.results {
             let (inputs, joined) = bytes_of(*seq).unwrap_or((0, 0));
-            c.prepare_cached("UPDATE journal SET results = ?2, bytes = ?3 WHERE seq = ?1")?.execute(params![seq, results, i64::try_from(inputs + joined + results.len()).unwrap_or(i64::MAX)])?;
+            c.prepare_cached("UPDATE journal SET results = ?2, bytes = ?3 WHERE seq = ?1")?.execute(params![
+                seq,
+                results,
+                i64::try_from(inputs + joined + results.len()).unwrap_or(i64::MAX)
+            ])?;
         }
         for seq in &changes.history_seqs {
             c.prepare_cached("DELETE FROM player_entries WHERE seq = ?1")?.execute([seq])?;
         }
         for (seq, player, before, after) in &changes.history {
-            c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?
-                .execute(params![player, seq, ladder.id, f64::from(*before), f64::from(*after)])?;
+            c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?.execute(params![
+                player,
+                seq,
+                ladder.id,
+                f64::from(*before),
+                f64::from(*after)
+            ])?;
         }
         for (season, standings) in &changes.standings {
             c.prepare_cached("DELETE FROM season_records WHERE ladder_id = ?1 AND season = ?2")?.execute(params![ladder.id, season])?;
@@ -1052,10 +1069,14 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
-    let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let outcome =
+        Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
-    let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() })?;
+    let seq = append_journal(
+        c,
+        &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() },
+    )?;
     chain_ladder(c, ladder.id)?;
     Ok(crate::amend::response(seq, &results))
 }
@@ -1066,10 +1087,14 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
 fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
     use crate::chain::{extend, names, Head, Unchained};
     loop {
-        let head: Option<(Vec<u8>, i64, i64)> =
-            c.prepare_cached("SELECT last_hash, last_seq, numbered FROM chains WHERE ladder_id = ?1")?.query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+        let head: Option<(Vec<u8>, i64, i64)> = c
+            .prepare_cached("SELECT last_hash, last_seq, numbered FROM chains WHERE ladder_id = ?1")?
+            .query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
         let mut head = match head {
-            Some((hash, seq, numbered)) => Head { hash: hash.try_into().map_err(|_| ApiError::internal("a chain head is not 32 bytes"))?, seq, numbered: u64::try_from(numbered).unwrap_or(0) },
+            Some((hash, seq, numbered)) => {
+                Head { hash: hash.try_into().map_err(|_| ApiError::internal("a chain head is not 32 bytes"))?, seq, numbered: u64::try_from(numbered).unwrap_or(0) }
+            }
             None => Head::default(),
         };
         let entries: Vec<Unchained> = c
@@ -1099,8 +1124,11 @@ fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
         }
         let chained = extend(&mut head, &entries, &known).map_err(ApiError::internal)?;
         for (name, number) in &chained.numbers {
-            c.prepare_cached("INSERT INTO player_numbers (player_id, number) SELECT id, ?3 FROM players WHERE ladder_id = ?1 AND name = ?2")?
-                .execute(params![ladder_id, name, i64::try_from(*number).unwrap_or(i64::MAX)])?;
+            c.prepare_cached("INSERT INTO player_numbers (player_id, number) SELECT id, ?3 FROM players WHERE ladder_id = ?1 AND name = ?2")?.execute(params![
+                ladder_id,
+                name,
+                i64::try_from(*number).unwrap_or(i64::MAX)
+            ])?;
         }
         for (seq, hash) in &chained.hashes {
             c.prepare_cached("UPDATE journal SET hash = ?2 WHERE seq = ?1")?.execute(params![seq, hash.as_slice()])?;

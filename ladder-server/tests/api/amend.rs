@@ -11,7 +11,12 @@ use serde_json::Value;
 use crate::helpers::{self, call, verify_replay, Backend, Server, TestApp};
 use crate::{random_match, Lcg, RICH_RULES, RULES};
 
-on_both!(annulled_and_corrected_matches_rebuild_every_later_state, a_zero_sum_ladder_keeps_its_total_through_an_annulment, kill_9_during_a_rebuild_leaves_before_or_after, reports_during_a_rebuild_are_applied_after_it);
+on_both!(
+    annulled_and_corrected_matches_rebuild_every_later_state,
+    a_zero_sum_ladder_keeps_its_total_through_an_annulment,
+    kill_9_during_a_rebuild_leaves_before_or_after,
+    reports_during_a_rebuild_are_applied_after_it
+);
 
 fn annul(app: &TestApp, ladder: &str, id: &str, reason: &str) -> (u16, String) {
     app.call("POST", &format!("/v1/ladders/{ladder}/matches/{id}/annul"), &app.admin, Some(&format!(r#"{{"reason":"{reason}"}}"#)))
@@ -63,7 +68,11 @@ fn annulled_and_corrected_matches_rebuild_every_later_state(backend: Backend) {
     assert_eq!(status, 200, "{fixed}");
     let fixed_answer: Value = serde_json::from_str(&fixed).unwrap();
     assert_eq!(fixed_answer["action"], "correct");
-    assert_eq!(app.call("POST", &format!("/v1/ladders/rich/matches/{id}/correct"), &app.admin, Some(&format!(r#"{{"score_a":{corrected}}}"#))), (200, fixed.clone()), "the same correction again");
+    assert_eq!(
+        app.call("POST", &format!("/v1/ladders/rich/matches/{id}/correct"), &app.admin, Some(&format!(r#"{{"score_a":{corrected}}}"#))),
+        (200, fixed.clone()),
+        "the same correction again"
+    );
     let entry = helpers::journal(&app, "rich").into_iter().find(|e| e["id"] == id).unwrap();
     assert_eq!(entry["corrected"]["score_a"].as_f64(), Some(corrected));
     assert_eq!(entry["inputs"]["score_a"].as_f64(), Some(score), "the reported inputs stay");
@@ -71,7 +80,8 @@ fn annulled_and_corrected_matches_rebuild_every_later_state(backend: Backend) {
     let ffa = helpers::journal(&app, "rich").into_iter().find(|e| e["kind"] == "free_for_all" && e["annulled"] != true).unwrap();
     let n = ffa["inputs"]["places"].as_array().unwrap().len();
     let places: Vec<String> = (1..=n).rev().map(|p| p.to_string()).collect();
-    let (status, text) = app.call("POST", &format!("/v1/ladders/rich/matches/{}/correct", ffa["id"].as_str().unwrap()), &app.admin, Some(&format!(r#"{{"places":[{}]}}"#, places.join(","))));
+    let (status, text) =
+        app.call("POST", &format!("/v1/ladders/rich/matches/{}/correct", ffa["id"].as_str().unwrap()), &app.admin, Some(&format!(r#"{{"places":[{}]}}"#, places.join(","))));
     assert_eq!(status, 200, "{text}");
     verify_replay(&app, "rich", RICH_RULES);
 

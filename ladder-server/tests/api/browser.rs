@@ -65,7 +65,11 @@ fn chromium(origin: &str) -> String {
         .output()
         .expect("chromium runs (Debian's chromium package; cargo xtask test installs it)");
     let dom = String::from_utf8_lossy(&output.stdout).into_owned();
-    let out = dom.split("<pre id=\"out\">").nth(1).and_then(|rest| rest.split("</pre>").next()).unwrap_or_else(|| panic!("no page from chromium: {dom}{}", String::from_utf8_lossy(&output.stderr)));
+    let out = dom
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no page from chromium: {dom}{}", String::from_utf8_lossy(&output.stderr)));
     out.replace("&quot;", "\"")
 }
 

@@ -225,7 +225,8 @@ pub fn database_owned_by(owner: &str) -> (String, String) {
     let cluster = cluster();
     let name = format!("t{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let maintenance = format!("{}/postgres", cluster.base);
-    run(Command::new(cluster.bin.join("createdb")).arg(format!("--maintenance-db={maintenance}")).args(["--owner", owner]).arg(&name), "createdb").unwrap_or_else(|e| panic!("{e}"));
+    run(Command::new(cluster.bin.join("createdb")).arg(format!("--maintenance-db={maintenance}")).args(["--owner", owner]).arg(&name), "createdb")
+        .unwrap_or_else(|e| panic!("{e}"));
     (format!("{}/{name}", cluster.base), name)
 }
 
@@ -438,7 +439,8 @@ pub fn call(address: &str, method: &str, path: &str, key: Option<&str>, body: Op
     stream.set_read_timeout(Some(Duration::from_secs(60)))?;
     let body = body.unwrap_or("");
     let auth = key.map(|k| format!("Authorization: Bearer {k}\r\n")).unwrap_or_default();
-    let request = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let request =
+        format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
     stream.write_all(request.as_bytes())?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response)?;
@@ -488,7 +490,10 @@ pub fn parse_player(value: &Value) -> (String, PlayerState) {
 }
 
 fn same_state(server: &PlayerState, engine: &PlayerState) -> bool {
-    server == engine && server.rating.to_bits() == engine.rating.to_bits() && server.peak_rating.to_bits() == engine.peak_rating.to_bits() && server.last_played.to_bits() == engine.last_played.to_bits()
+    server == engine
+        && server.rating.to_bits() == engine.rating.to_bits()
+        && server.peak_rating.to_bits() == engine.peak_rating.to_bits()
+        && server.last_played.to_bits() == engine.last_played.to_bits()
 }
 
 /// One page of the journal, asked again while entries are held back (PostgreSQL shows an
@@ -640,7 +645,10 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
                     assert_eq!(line["player"].as_str(), Some(by_index[&record.player].as_str()), "seq {seq}: rank {}", rank + 1);
                     let rating = line["rating"].as_f64().expect("rating") as f32;
                     assert_eq!(rating.to_bits(), record.rating.to_bits(), "seq {seq}: rank {} rating", rank + 1);
-                    assert_eq!((line["games"].as_u64(), line["wins"].as_u64(), line["league"].as_u64()), (Some(u64::from(record.games)), Some(u64::from(record.wins)), Some(u64::from(record.league))));
+                    assert_eq!(
+                        (line["games"].as_u64(), line["wins"].as_u64(), line["league"].as_u64()),
+                        (Some(u64::from(record.games)), Some(u64::from(record.wins)), Some(u64::from(record.league)))
+                    );
                 }
                 // A season end that brings in the next season's rules (as Pool::set_rules does).
                 if let Some(next) = entry["inputs"].get("next_rules") {

@@ -5,11 +5,7 @@ use std::time::{Duration, Instant};
 use crate::helpers::{self, call, call_with_headers, Backend, Server, TestApp};
 use crate::RULES;
 
-on_both!(
-    keys_have_scopes_ladders_and_can_be_revoked,
-    the_rate_limit_answers_429,
-    failed_authentication_is_limited_per_address,
-);
+on_both!(keys_have_scopes_ladders_and_can_be_revoked, the_rate_limit_answers_429, failed_authentication_is_limited_per_address,);
 
 fn keys_have_scopes_ladders_and_can_be_revoked(backend: Backend) {
     let app = TestApp::spawn(backend);

@@ -3,11 +3,7 @@
 use crate::helpers::{self, Backend, TestApp};
 use crate::{RICH_RULES, RULES};
 
-on_both!(
-    ladders_are_created_once_with_their_rules,
-    rules_that_reports_cannot_satisfy_are_refused,
-    ladders_are_listed_and_described_with_their_rules,
-);
+on_both!(ladders_are_created_once_with_their_rules, rules_that_reports_cannot_satisfy_are_refused, ladders_are_listed_and_described_with_their_rules,);
 
 fn ladders_are_created_once_with_their_rules(backend: Backend) {
     let app = TestApp::spawn(backend);

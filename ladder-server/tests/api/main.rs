@@ -81,7 +81,6 @@ pub fn random_match(rng: &mut Lcg, id: &str, players: u64, teams: bool) -> Strin
     }
 }
 
-
 /// Unix seconds now.
 pub fn now() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())

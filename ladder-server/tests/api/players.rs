@@ -5,12 +5,7 @@ use serde_json::Value;
 use crate::helpers::{self, call, Backend, Server, TestApp};
 use crate::RULES;
 
-on_both!(
-    leaderboard_pages_and_ranks,
-    ties_follow_the_journals_joining_order,
-    around_a_player_and_history,
-    an_erased_player_leaves_no_name_behind,
-);
+on_both!(leaderboard_pages_and_ranks, ties_follow_the_journals_joining_order, around_a_player_and_history, an_erased_player_leaves_no_name_behind,);
 
 fn leaderboard_pages_and_ranks(backend: Backend) {
     let app = TestApp::spawn(backend);
@@ -56,7 +51,8 @@ fn ties_follow_the_journals_joining_order(backend: Backend) {
     for thread in threads {
         thread.join().expect("reporter");
     }
-    let joined: Vec<String> = helpers::journal(&app, "ties").iter().flat_map(|e| e["joined"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_owned()).collect::<Vec<_>>()).collect();
+    let joined: Vec<String> =
+        helpers::journal(&app, "ties").iter().flat_map(|e| e["joined"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_owned()).collect::<Vec<_>>()).collect();
     assert_eq!(joined.len(), 240);
     let board = app.ok("GET", "/v1/ladders/ties/leaderboard?limit=1000", &app.read, None);
     let ranked: Vec<String> = board["entries"].as_array().unwrap().iter().map(|e| e["player"].as_str().unwrap().to_owned()).collect();
@@ -164,7 +160,18 @@ fn an_erased_player_leaves_no_name_behind(backend: Backend) {
     assert_eq!(app.call("DELETE", "/v1/ladders/main/players/alice-smith", &app.admin, None).0, 404);
     // The same board with the pseudonym in her place.
     let after = everybody(&app);
-    let renamed: Vec<Value> = before.iter().map(|e| if e["player"] == "alice-smith" { let mut e = e.clone(); e["player"] = Value::from(pseudonym.as_str()); e } else { e.clone() }).collect();
+    let renamed: Vec<Value> = before
+        .iter()
+        .map(|e| {
+            if e["player"] == "alice-smith" {
+                let mut e = e.clone();
+                e["player"] = Value::from(pseudonym.as_str());
+                e
+            } else {
+                e.clone()
+            }
+        })
+        .collect();
     assert_eq!(after, renamed);
     let now = app.ok("GET", &format!("/v1/ladders/main/players/{pseudonym}"), &app.read, None);
     assert_eq!((now["rating"].clone(), now["games_played"].clone()), (alice["rating"].clone(), alice["games_played"].clone()));

@@ -6,7 +6,6 @@ use std::process::{Command, Stdio};
 
 use crate::helpers::{self, binary, call, cluster_port, cluster_tls, database, Backend, Server, TempDir};
 
-
 /// Starts `elo-ladder serve` on `url`; `Err(what it printed)` when it exits instead.
 fn try_serve(url: &str, envs: &[(&str, &str)], args: &[&str]) -> Result<Server, String> {
     let mut all = vec!["--rate-limit", "0"];
@@ -16,7 +15,10 @@ fn try_serve(url: &str, envs: &[(&str, &str)], args: &[&str]) -> Result<Server, 
 
 /// Whether every connection the server keeps is encrypted (`pg_stat_ssl`), and how many.
 fn server_connections(url_without_tls: &str) -> Vec<bool> {
-    let text = helpers::psql_query(url_without_tls, "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid WHERE a.application_name = 'elo-ladder' AND a.datname = current_database()");
+    let text = helpers::psql_query(
+        url_without_tls,
+        "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid WHERE a.application_name = 'elo-ladder' AND a.datname = current_database()",
+    );
     text.lines().map(|l| l.trim() == "t").collect()
 }
 
@@ -84,13 +86,8 @@ fn postgres_passwords_come_from_the_environment_or_a_file_and_are_never_printed(
     assert_eq!(call(&server.address, "GET", "/healthz", None, None).unwrap().0, 200);
     // In the URL (or DATABASE_URL): used, and shown as ***.
     let with_password = format!("postgres://ladder_pw:{secret}@127.0.0.1:{port}/{name}");
-    let mut child = Command::new(binary())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("DATABASE_URL", &with_password)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        Command::new(binary()).args(["serve", "--listen", "127.0.0.1:0"]).env("DATABASE_URL", &with_password).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
     let _ = child.kill();

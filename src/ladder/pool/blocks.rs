@@ -109,8 +109,7 @@ impl SimplePlan {
 
     #[inline(always)]
     fn rate_players(&self, rules: &Rules, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
-        let (rating_a, rating_b) =
-            crate::update::rate_with_expected(expected_a, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
+        let (rating_a, rating_b) = crate::update::rate_with_expected(expected_a, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
         (rules.finish_game(a, rating_a, outcome.a_won()), rules.finish_game(b, rating_b, outcome.b_won()))
     }
 }

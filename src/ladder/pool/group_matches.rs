@@ -17,13 +17,13 @@
 //! assert_eq!(pool.player(4).unwrap().games_played, 1);
 //! ```
 
+use super::blocks::prefetch;
+use super::{Pool, PoolError};
 use crate::error::{Error, MAX_FACTOR};
 use crate::outcome::Outcome;
 use crate::placement::ENTRANTS;
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
-use super::blocks::prefetch;
-use super::{Pool, PoolError};
 use crate::team::{Team, MAX_TEAM_SIZE};
 
 /// One team match of a list: member indices of each team, optional weights, the outcome

@@ -61,14 +61,7 @@ impl Pool {
     #[must_use]
     pub fn rank(&self, index: usize) -> Option<usize> {
         let me = Ranked { rating: self.players.get(index)?.rating, index, best: true };
-        Some(
-            1 + self
-                .players
-                .iter()
-                .enumerate()
-                .filter(|(i, p)| Ranked { rating: p.rating, index: *i, best: true } < me)
-                .count(),
-        )
+        Some(1 + self.players.iter().enumerate().filter(|(i, p)| Ranked { rating: p.rating, index: *i, best: true } < me).count())
     }
 }
 
@@ -94,11 +87,7 @@ impl PartialOrd for Ranked {
 }
 impl Ord for Ranked {
     fn cmp(&self, other: &Self) -> Ordering {
-        let by_rating = if self.best {
-            other.rating.total_cmp(&self.rating)
-        } else {
-            self.rating.total_cmp(&other.rating)
-        };
+        let by_rating = if self.best { other.rating.total_cmp(&self.rating) } else { self.rating.total_cmp(&other.rating) };
         by_rating.then(self.index.cmp(&other.index))
     }
 }

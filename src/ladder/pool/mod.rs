@@ -110,10 +110,7 @@ impl std::fmt::Display for PoolError {
             Self::DuplicatePlayer { position, index } => {
                 write!(f, "matches[{position}]: player {index} appears twice in the match; nothing was applied")
             }
-            Self::RatingRange { matches } => write!(
-                f,
-                "these {matches} matches could take a rating past 2^55, the largest a pool holds; nothing was applied"
-            ),
+            Self::RatingRange { matches } => write!(f, "these {matches} matches could take a rating past 2^55, the largest a pool holds; nothing was applied"),
             Self::OutputLength { name, len, expected } => {
                 write!(f, "{name} has {len} elements but there are {expected} matches")
             }
@@ -482,11 +479,7 @@ impl Pool {
     fn range(&self, start: usize, count: usize) -> Result<std::ops::Range<usize>, PoolError> {
         let len = self.players.len();
         let end = start.checked_add(count).filter(|end| *end <= len);
-        end.map(|end| start..end).ok_or(PoolError::IndexOutOfRange {
-            position: 0,
-            index: start.saturating_add(count).saturating_sub(1).max(start),
-            len,
-        })
+        end.map(|end| start..end).ok_or(PoolError::IndexOutOfRange { position: 0, index: start.saturating_add(count).saturating_sub(1).max(start), len })
     }
 
     /// Checks a list of matches without changing anything.
@@ -556,11 +549,7 @@ impl Pool {
         debug_assert!(matches.iter().all(|m| self.match_is_valid(m)), "checked matches");
         self.ensure_room(matches.len())?;
         let mut outputs = outputs.unwrap_or_default();
-        for (name, output) in [
-            ("delta_a", outputs.delta_a.as_deref()),
-            ("delta_b", outputs.delta_b.as_deref()),
-            ("expected_a", outputs.expected_a.as_deref()),
-        ] {
+        for (name, output) in [("delta_a", outputs.delta_a.as_deref()), ("delta_b", outputs.delta_b.as_deref()), ("expected_a", outputs.expected_a.as_deref())] {
             if let Some(output) = output {
                 if output.len() != matches.len() {
                     return Err(PoolError::OutputLength { name, len: output.len(), expected: matches.len() });
@@ -705,11 +694,7 @@ mod tests {
         let mut pool = Pool::new(Rules::default());
         pool.add_players(4);
         let before = pool.clone();
-        let matches = [
-            Match::new(0, 1, Outcome::WIN),
-            Match::new(2, 3, Outcome::LOSS),
-            Match::new(1, 9, Outcome::WIN),
-        ];
+        let matches = [Match::new(0, 1, Outcome::WIN), Match::new(2, 3, Outcome::LOSS), Match::new(1, 9, Outcome::WIN)];
         let error = pool.apply(&matches, None).unwrap_err();
         assert_eq!(error, PoolError::IndexOutOfRange { position: 2, index: 9, len: 4 });
         assert!(error.to_string().starts_with("matches[2]"));

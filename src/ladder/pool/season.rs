@@ -155,15 +155,7 @@ impl Pool {
             let rating = apply_delta(rating, reset_rating(rating, anchor, keep) - f64::from(rating), rounding, floor);
             let league = self.rules.league_of(rating) as u32;
             report(events.as_deref_mut(), index, index, Some(held), Some(league));
-            let state = PlayerState {
-                league: Some(league),
-                protected_games: 0,
-                season_games: 0,
-                season_wins: 0,
-                peak_rating: rating,
-                peak_league: league,
-                ..self.state_of(index)
-            };
+            let state = PlayerState { league: Some(league), protected_games: 0, season_games: 0, season_wins: 0, peak_rating: rating, peak_league: league, ..self.state_of(index) };
             let stored = self.ledger.set(p.rating, rating);
             self.players[index] = Hot::of(&state, stored);
             self.set_cold(index, Cold::of(&state));

@@ -88,11 +88,7 @@ impl Hot {
     /// The whole public state, with `rating` (the current rating) and the cold part.
     #[inline]
     pub(crate) fn state(&self, cold: &Cold, rating: f32) -> PlayerState {
-        PlayerState {
-            season_games: self.games_played.saturating_sub(cold.games_at_season_start),
-            last_played: cold.last_played,
-            ..self.game_state(rating)
-        }
+        PlayerState { season_games: self.games_played.saturating_sub(cold.games_at_season_start), last_played: cold.last_played, ..self.game_state(rating) }
     }
 }
 

@@ -35,9 +35,7 @@ fn parse_result(text: &str) -> Result<Outcome, String> {
         let points = |p: &str| p.trim().parse::<f64>().map_err(|_| format!("{p:?} is not a number of points"));
         return Outcome::from_points(points(a)?, points(b)?).map_err(|e| e.to_string());
     }
-    let score: f64 = text
-        .parse()
-        .map_err(|_| format!("result {text:?} is not a score in [0, 1], points like 3:2, or win/loss/draw"))?;
+    let score: f64 = text.parse().map_err(|_| format!("result {text:?} is not a score in [0, 1], points like 3:2, or win/loss/draw"))?;
     Outcome::from_score(score).map_err(|_| format!("score {text} is outside [0, 1]"))
 }
 

@@ -137,10 +137,23 @@ fn simulate(args: &Args) -> Result<(), String> {
     if !summary.seasons.is_empty() {
         let names: Vec<&str> = summary.seasons[0].league_counts.iter().map(|l| l.league.as_str()).collect();
         println!("season ends (league held, before the reset):");
-        println!("  {:<7} {} {:>8} {:>7} {:>9} {:>10} {:>9} {:>8}", "season", names.iter().map(|n| format!("{n:>9}")).collect::<String>(), "mean", "sd", "Spearman", "promoted", "demoted", "decayed");
+        println!(
+            "  {:<7} {} {:>8} {:>7} {:>9} {:>10} {:>9} {:>8}",
+            "season",
+            names.iter().map(|n| format!("{n:>9}")).collect::<String>(),
+            "mean",
+            "sd",
+            "Spearman",
+            "promoted",
+            "demoted",
+            "decayed"
+        );
         for s in &summary.seasons {
             let counts: String = s.league_counts.iter().map(|l| format!("{:>9}", l.players)).collect();
-            println!("  {:<7} {counts} {:>8.1} {:>7.1} {:>9.3} {:>10} {:>9} {:>8}", s.season, s.mean_rating, s.rating_sd, s.spearman_rating_skill, s.promotions, s.demotions, s.decayed_players);
+            println!(
+                "  {:<7} {counts} {:>8.1} {:>7.1} {:>9.3} {:>10} {:>9} {:>8}",
+                s.season, s.mean_rating, s.rating_sd, s.spearman_rating_skill, s.promotions, s.demotions, s.decayed_players
+            );
         }
     }
     println!("wrote {}", summary.files.join(", "));
@@ -238,7 +251,13 @@ fn generate_history(args: &Args) -> Result<(), String> {
         let a = rng.below(players);
         let b = (a + 1 + rng.below(players - 1)) % players;
         let p = ranking_elo::expected::logistic(skills[a] - skills[b], scale);
-        let outcome = if rng.unit() < 0.1 { Outcome::DRAW } else if rng.unit() < p { Outcome::WIN } else { Outcome::LOSS };
+        let outcome = if rng.unit() < 0.1 {
+            Outcome::DRAW
+        } else if rng.unit() < p {
+            Outcome::WIN
+        } else {
+            Outcome::LOSS
+        };
         h.matches.push(history::Played { a, b, outcome, time: Some(t as f64) });
     }
     std::fs::write(out, history::to_csv(&h)).map_err(|e| format!("{out}: {e}"))?;
@@ -254,7 +273,27 @@ fn main() -> ExitCode {
     };
     let rest = &raw[1..];
     let result = match command.as_str() {
-        "simulate" => Args::parse(rest, &["players", "matches", "seed", "config", "skills", "matchmaker", "results", "initial-rating", "team-size", "players-per-match", "frames", "out", "seasons", "season-matches", "season-days"]).and_then(|a| simulate(&a)),
+        "simulate" => Args::parse(
+            rest,
+            &[
+                "players",
+                "matches",
+                "seed",
+                "config",
+                "skills",
+                "matchmaker",
+                "results",
+                "initial-rating",
+                "team-size",
+                "players-per-match",
+                "frames",
+                "out",
+                "seasons",
+                "season-matches",
+                "season-days",
+            ],
+        )
+        .and_then(|a| simulate(&a)),
         "tune" => Args::parse(rest, &["history", "config", "k-range", "out"]).and_then(|a| tune(&a)),
         "replay" => Args::parse(rest, &["history", "config", "out"]).and_then(|a| replay(&a)),
         "generate-history" => Args::parse(rest, &["players", "matches", "seed", "out"]).and_then(|a| generate_history(&a)),

@@ -16,7 +16,13 @@ impl Prediction {
         self.log_loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
         self.brier += (p - y) * (p - y);
         // A draw (y = 0.5) counts half whichever way the prediction leans.
-        self.correct += if (p - 0.5) * (y - 0.5) > 0.0 { 1.0 } else if y == 0.5 || p == 0.5 { 0.5 } else { 0.0 };
+        self.correct += if (p - 0.5) * (y - 0.5) > 0.0 {
+            1.0
+        } else if y == 0.5 || p == 0.5 {
+            0.5
+        } else {
+            0.0
+        };
     }
 
     pub fn log_loss(&self) -> f64 {

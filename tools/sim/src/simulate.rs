@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ranking_elo::expected::logistic;
-use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
 use ranking_elo::ladder::group_matches::{PlacementMatch, TeamMatch};
+use ranking_elo::matchmaking::{Matchmaker, MatchmakingSettings};
 use ranking_elo::pool::{Match, MatchOutputs, Pool};
 use ranking_elo::{Config, Outcome, Rules};
 use serde::Serialize;
@@ -186,9 +186,7 @@ fn player_line(pool: &Pool, rules: &Rules, skills: &[f64], id: usize) -> PlayerL
 fn scatter(skills: &[f64], ratings: &[f32], rules: &Rules, x_range: (f64, f64), y_range: (f64, f64), title: &str) -> Result<Figure, String> {
     let radius = if skills.len() > 2000 { 1 } else { 2 };
     let leagues = rules.config().leagues.len().max(1);
-    let mut series: Vec<Series> = (0..leagues)
-        .map(|i| Series { label: Some(league_name(rules, i)), colour: plot::league_colour(i), points: Vec::new(), radius })
-        .collect();
+    let mut series: Vec<Series> = (0..leagues).map(|i| Series { label: Some(league_name(rules, i)), colour: plot::league_colour(i), points: Vec::new(), radius }).collect();
     for (skill, rating) in skills.iter().zip(ratings) {
         series[rules.league_of(*rating)].points.push((*skill, f64::from(*rating)));
     }
@@ -359,12 +357,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     plot::write_gif(std::io::BufWriter::new(file), &frames, 12).map_err(|e| format!("{}: {e}", gif_path.display()))?;
 
     let final_mean = pool.total() / options.players as f64;
-    let league_counts = pool
-        .league_counts()
-        .into_iter()
-        .enumerate()
-        .map(|(i, players)| LeagueCount { league: league_name(&rules, i), players })
-        .collect();
+    let league_counts = pool.league_counts().into_iter().enumerate().map(|(i, players)| LeagueCount { league: league_name(&rules, i), players }).collect();
     let ratings64: Vec<f64> = final_ratings.iter().map(|&r| f64::from(r)).collect();
     let summary = Summary {
         players: options.players,

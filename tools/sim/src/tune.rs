@@ -25,8 +25,7 @@ pub fn replay(history: &History, rules: &Rules) -> Result<(Pool, Prediction), St
     pool.add_players(history.players.len());
     let matches: Vec<Match> = history.matches.iter().map(|m| Match::new(m.a, m.b, m.outcome)).collect();
     let mut expected = vec![0.0f32; matches.len()];
-    pool.apply(&matches, Some(MatchOutputs { expected_a: Some(&mut expected), ..MatchOutputs::default() }))
-        .map_err(|e| e.to_string())?;
+    pool.apply(&matches, Some(MatchOutputs { expected_a: Some(&mut expected), ..MatchOutputs::default() })).map_err(|e| e.to_string())?;
     let mut prediction = Prediction::default();
     for (m, e) in history.matches.iter().zip(&expected) {
         prediction.add(f64::from(*e), m.outcome.score_a);

@@ -90,7 +90,27 @@ fn share_bonus_drifts_too_and_coin_results_ignore_skill() {
     let config = dir.join("bonus.json");
     std::fs::write(&config, r#"{"victory_bonus": 1, "score_share_bonus": 3}"#).unwrap();
     let out = dir.join("run").to_string_lossy().into_owned();
-    let (ok, _, stderr) = elo_sim(&["simulate", "--players", "100", "--matches", "5000", "--seed", "2", "--matchmaker", "off", "--results", "coin", "--initial-rating", "1000", "--config", &config.to_string_lossy(), "--frames", "2", "--out", &out]);
+    let (ok, _, stderr) = elo_sim(&[
+        "simulate",
+        "--players",
+        "100",
+        "--matches",
+        "5000",
+        "--seed",
+        "2",
+        "--matchmaker",
+        "off",
+        "--results",
+        "coin",
+        "--initial-rating",
+        "1000",
+        "--config",
+        &config.to_string_lossy(),
+        "--frames",
+        "2",
+        "--out",
+        &out,
+    ]);
     assert!(ok, "{stderr}");
     let s = summary(Path::new(&out));
     let predicted = s["bonus_drift_predicted"].as_f64().unwrap();
@@ -107,7 +127,25 @@ fn league_system_002_shape() {
     let dir = temp("leagues");
     let out = dir.to_string_lossy().into_owned();
     let config = repository().join("benches/system_002.json");
-    let (ok, _, stderr) = elo_sim(&["simulate", "--players", "2000", "--matches", "200000", "--seed", "9", "--matchmaker", "off", "--skills", "uniform:1499:1501", "--config", &config.to_string_lossy(), "--frames", "2", "--out", &out]);
+    let (ok, _, stderr) = elo_sim(&[
+        "simulate",
+        "--players",
+        "2000",
+        "--matches",
+        "200000",
+        "--seed",
+        "9",
+        "--matchmaker",
+        "off",
+        "--skills",
+        "uniform:1499:1501",
+        "--config",
+        &config.to_string_lossy(),
+        "--frames",
+        "2",
+        "--out",
+        &out,
+    ]);
     assert!(ok, "{stderr}");
     let counts: Vec<u64> = summary(&dir)["league_counts"].as_array().unwrap().iter().map(|l| l["players"].as_u64().unwrap()).collect();
     assert_eq!(counts.iter().sum::<u64>(), 2000);

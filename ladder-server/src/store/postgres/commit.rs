@@ -38,7 +38,6 @@ use crate::model::{self, apply_match, joining_state, MatchRequest, PlayerRow, Ze
 use crate::store::rows::player_row;
 use crate::store::{replay_answer, Ladder, NewEntry};
 
-
 /// The most reports one transaction commits.
 pub const MAX_BATCH: usize = 128;
 
@@ -210,10 +209,7 @@ fn deliver(shared: &Shared, batch: Vec<Pending>, outcomes: Vec<Outcome>) {
                         Some(if same {
                             Ok(text.clone())
                         } else {
-                            Err(ApiError::conflict(
-                                "match_id_reused",
-                                format!("id {:?} was already used for another match ({}); nothing was changed", b.request.id, a.inputs),
-                            ))
+                            Err(ApiError::conflict("match_id_reused", format!("id {:?} was already used for another match ({}); nothing was changed", b.request.id, a.inputs)))
                         })
                     }
                 }
@@ -461,7 +457,8 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
                 }
                 let results = model::results_json(&applied.players);
                 let joined_text = serde_json::to_string(&joined).unwrap_or_else(|_| "[]".into());
-                let new_entry = NewEntry { ladder: ladder.id, id: &pending.request.id, kind: pending.request.game.kind(), inputs: &pending.inputs, time: now, joined: joined_text, results };
+                let new_entry =
+                    NewEntry { ladder: ladder.id, id: &pending.request.id, kind: pending.request.game.kind(), inputs: &pending.inputs, time: now, joined: joined_text, results };
                 journal.push(&new_entry);
                 for ((view, before), name) in applied.players.iter().zip(&applied.before).zip(pending.request.players()) {
                     let key = (ladder.id, name.to_owned());

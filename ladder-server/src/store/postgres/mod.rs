@@ -29,8 +29,8 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::database_url::{PgSettings, TlsMode};
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
 use super::{
-    canonical_config, entry_bytes, journal_entry, page_length, JournalRow, HistoryEntry, LadderSummary, NewEntry, NextTimes, ScheduleView, replay_answer, stored_rules, BoardEntry, JournalPage, KeyListing, KeyRecord, Ladder, LadderStore,
-    PlayerWithRank, PutOutcome, SeasonSummary, StandingView, StoreFuture,
+    canonical_config, entry_bytes, journal_entry, page_length, replay_answer, stored_rules, BoardEntry, HistoryEntry, JournalPage, JournalRow, KeyListing, KeyRecord, Ladder,
+    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::{describe_postgres, ApiError};
 use crate::events::{event_response, run_event, EventRequest, LadderEvent};
@@ -230,7 +230,10 @@ impl LadderStore for PgStore {
             let conn = self.pool().get().await?;
             let inserted = conn
                 .client
-                .execute("INSERT INTO ladders (name, config, initial_config, created_at) VALUES ($1, $2, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &config_json, &model::now()])
+                .execute(
+                    "INSERT INTO ladders (name, config, initial_config, created_at) VALUES ($1, $2, $2, $3) ON CONFLICT (name) DO NOTHING",
+                    &[&name, &config_json, &model::now()],
+                )
                 .await?;
             if inserted == 1 {
                 return Ok(PutOutcome::Created);
@@ -468,15 +471,7 @@ impl LadderStore for PgStore {
             let rows = conn.client.query(&lines, &[&id, &before.unwrap_or(i64::MAX), &limit]).await?;
             Ok(Some(
                 rows.iter()
-                    .map(|r| HistoryEntry {
-                        seq: r.get(0),
-                        kind: r.get(1),
-                        id: r.get(2),
-                        time: r.get(3),
-                        rating_before: r.get(4),
-                        rating_after: r.get(5),
-                        annulled: r.get(6),
-                    })
+                    .map(|r| HistoryEntry { seq: r.get(0), kind: r.get(1), id: r.get(2), time: r.get(3), rating_before: r.get(4), rating_after: r.get(5), annulled: r.get(6) })
                     .collect(),
             ))
         })
@@ -878,7 +873,6 @@ impl Columns {
         params.extend(self.states());
         params
     }
-
 }
 
 /// Writes player states by row id (`$1` the ids, `$2`..`$14` the state arrays).
@@ -992,8 +986,7 @@ impl EntryColumns {
 
     /// [`APPEND`]'s parameters with `players` joining.
     fn params<'a>(&'a self, players: &'a Columns) -> Vec<&'a (dyn ToSql + Sync)> {
-        let mut params: Vec<&(dyn ToSql + Sync)> =
-            vec![&self.ladders, &self.ids, &self.kinds, &self.inputs, &self.times, &self.joined, &self.results, &self.bytes, &self.count];
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&self.ladders, &self.ids, &self.kinds, &self.inputs, &self.times, &self.joined, &self.results, &self.bytes, &self.count];
         params.extend([&players.names as &(dyn ToSql + Sync), &players.ladders, &players.entries, &players.positions]);
         params.extend(players.states());
         params.push(&PLAYER_ID_BASE);
@@ -1037,7 +1030,12 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         Err(error) => return Ok(Err(error)),
     };
     let inputs = request.inputs_json(next_config.as_deref());
-    let zero_sum = match rules.config().zero_sum_total.map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players"))).transpose() {
+    let zero_sum = match rules
+        .config()
+        .zero_sum_total
+        .map(|total| ZeroSum::from_stored(total, row.get("zero_sum_offset"), row.get::<_, &str>("zero_sum_sum"), row.get("players")))
+        .transpose()
+    {
         Ok(z) => z,
         Err(error) => return Ok(Err(error)),
     };
@@ -1191,7 +1189,9 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let page_statement = c
         .prepare("SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3")
         .await?;
-    let update_results = c.prepare("UPDATE journal j SET results = u.results, bytes = u.bytes FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(seq, results, bytes) WHERE j.seq = u.seq").await?;
+    let update_results = c
+        .prepare("UPDATE journal j SET results = u.results, bytes = u.bytes FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(seq, results, bytes) WHERE j.seq = u.seq")
+        .await?;
     let delete_history = c.prepare("DELETE FROM player_entries WHERE seq = ANY($1)").await?;
     let insert_history = c
         .prepare(
@@ -1273,7 +1273,8 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &offset, &sum]).await?;
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &rebuild.decayed_through()]).await?;
-    let outcome = Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let outcome =
+        Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let mut entry = EntryColumns::default();
@@ -1349,5 +1350,4 @@ mod tests {
         assert!(!settled(11, horizon));
         assert!(settled(9, horizon));
     }
-
 }
