@@ -10,7 +10,9 @@
 //! `cargo xtask bench-ladder [seconds per run]` or
 //! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]
 //! [reports] [leaderboard] [players=N]` (`postgres`: only PostgreSQL; `empty`: only on an
-//! empty journal; `reports`: only the reports; `leaderboard`: only the reads).
+//! empty journal; `reports`: only the reports; `leaderboard`: only the reads). `annul
+//! [matches=N]`: a SQLite ladder of 100,000 players and N (1,000,000) reported matches, then
+//! the time to annul its first match and its last.
 //! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
 //! before/after comparison in one session): it needs only `serve --listen --database
 //! --rate-limit` and `keys create`.
@@ -259,6 +261,59 @@ fn leaderboard(backend: Backend, label: &str, database: &str, players: u64) {
     println!("{}", lines.join("\n"));
 }
 
+/// A SQLite ladder of `players` players built by `matches` reported matches (8 reporters,
+/// through the API: a real journal), then the cost of annulling its first match (every
+/// later state rebuilt from the journal) and its last.
+fn annul_far_back(players: u64, matches: u64) {
+    let dir = TempDir::new("bench-annul");
+    // Commits need not wait for the disk while the journal is written.
+    let database = format!("{}?synchronous=normal", helpers::database(Backend::Sqlite, &dir));
+    let server = server(&database, &["--request-timeout", "600"]);
+    let admin = prepare(&database, &[&server], "season");
+    let written = Instant::now();
+    let reporters = 8;
+    let threads: Vec<_> = (0..reporters)
+        .map(|t| {
+            let (address, key) = (server.address.clone(), admin.clone());
+            std::thread::spawn(move || {
+                let mut connection = Connection::open(&address);
+                let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (t + 1);
+                let mut next = move || {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed
+                };
+                for i in 0..matches / reporters {
+                    let a = next() % players;
+                    let b = (a + 1 + next() % (players - 1)) % players;
+                    let body = format!(r#"{{"id":"m-{t}-{i}","a":"p{a}","b":"p{b}","score_a":{}}}"#, next() % 2);
+                    let (status, text) = connection.request("POST", "/v1/ladders/season/matches", &key, &body);
+                    assert_eq!(status, 200, "{text}");
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("reporter");
+    }
+    let written = written.elapsed().as_secs_f64();
+    let mut connection = Connection::open(&server.address);
+    let (_, first) = connection.request("GET", "/v1/ladders/season/matches?limit=1", &admin, "");
+    let first: serde_json::Value = serde_json::from_str(&first).expect("journal");
+    let first_id = first["entries"][0]["id"].as_str().expect("the first match").to_owned();
+    let last_id = format!("m-{}-{}", reporters - 1, matches / reporters - 1);
+    println!("\n| SQLite ladder | journal | annulled | rebuild s | matches re-rated | players changed |\n|---|---|---|---|---|---|");
+    for (what, id) in [("the first match", first_id), ("the last match", last_id)] {
+        let started = Instant::now();
+        let (status, text) = connection.request("POST", &format!("/v1/ladders/season/matches/{id}/annul"), &admin, r#"{"reason":"benchmark"}"#);
+        let seconds = started.elapsed().as_secs_f64();
+        assert_eq!(status, 200, "{text}");
+        let answer: serde_json::Value = serde_json::from_str(&text).expect("answer");
+        println!("| {players} players | {matches} matches (written in {written:.0} s) | {what} | {seconds:.1} | {} | {} |", answer["rerated"], answer["players_changed"]);
+    }
+}
+
 /// Each path read once, in order, on one connection: p50 and p99 in milliseconds.
 fn time_paths(address: &str, key: &str, paths: &[String]) -> (f64, f64) {
     let mut connection = Connection::open(address);
@@ -326,6 +381,12 @@ fn main() {
     let reports = !args.iter().any(|a| a == "leaderboard");
     let reads = !args.iter().any(|a| a == "reports");
     let players: u64 = args.iter().find_map(|a| a.strip_prefix("players=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
+    // `annul [matches=N]`: only the annulment far back (100,000 players).
+    if args.iter().any(|a| a == "annul") {
+        let matches: u64 = args.iter().find_map(|a| a.strip_prefix("matches=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
+        annul_far_back(100_000, matches);
+        return;
+    }
     // `empty`: PostgreSQL on an empty journal only (a quicker comparison).
     let journals: &[u64] = if args.iter().any(|a| a == "empty") { &[0] } else { &[0, 1_000_000] };
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
