@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
+use crate::ladder::Ladder;
 use crate::model::{check_name, Game, MatchRequest};
-use crate::store::Ladder;
 
 /// The longest annulment reason, in bytes.
 pub const MAX_REASON: usize = 500;

@@ -91,7 +91,7 @@ pub fn rename(seq: i64, kind: &str, stored: (&str, Option<&str>, &str, &str), ol
     let new_corrected = corrected.map(|c| inputs(c, old, new)).transpose()?;
     let new_joined = joined(joined_text, old, new)?;
     let new_results = if is_match { results(results_text, old, new)? } else { results_text.to_owned() };
-    let bytes = crate::store::entry_bytes(&new_inputs, &new_joined, &new_results);
+    let bytes = crate::model::entry_bytes(&new_inputs, &new_joined, &new_results);
     Ok(Renamed { seq, inputs: new_inputs, corrected: new_corrected, joined: new_joined, results: new_results, bytes })
 }
 
@@ -123,6 +123,6 @@ pub fn rename_amendment(seq: i64, stored: (&str, &str, &str), old: &str, new: &s
         return Ok(None);
     }
     let (inputs, results) = (inputs.to_string(), results.to_string());
-    let bytes = crate::store::entry_bytes(&inputs, joined_text, &results);
+    let bytes = crate::model::entry_bytes(&inputs, joined_text, &results);
     Ok(Some(Renamed { seq, inputs, corrected: None, joined: joined_text.to_owned(), results, bytes }))
 }

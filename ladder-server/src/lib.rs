@@ -22,6 +22,7 @@ pub mod error;
 pub mod events;
 pub mod http;
 pub mod keys;
+pub mod ladder;
 pub mod limits;
 pub mod model;
 pub mod replay;

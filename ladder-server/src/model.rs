@@ -453,3 +453,9 @@ pub struct JournalEntry {
 pub fn now() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
+
+/// The stored size of a journal entry (what a page counts).
+#[must_use]
+pub fn entry_bytes(inputs: &str, joined: &str, results: &str) -> i64 {
+    i64::try_from(inputs.len() + joined.len() + results.len()).unwrap_or(i64::MAX)
+}

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use crate::error::ApiError;
 use crate::events::{run_event, EventRules, LadderEvent, Standing};
+use crate::ladder::Ladder;
 use crate::model::{self, apply_match, current, joining_state, Game, MatchRequest, PlayerRow, ZeroSum};
-use crate::store::Ladder;
 
 /// A journal entry as the rebuild reads it.
 #[derive(Debug, Clone)]

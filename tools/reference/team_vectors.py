@@ -2,7 +2,7 @@
 """Reference values for team matches and free-for-alls, computed independently of the
 engine (plain Python floats and math, from the formulas in docs/teams.md), written to
 unity/Tests/Runtime/Vectors~/RankingEloTeamVectors.txt. Rust (tests/team_vectors.rs), C
-(tests/c/replay_vectors.c) and C# (ReferenceVectorReplay) replay the file and require the
+(tests/fixtures/c/replay_vectors.c) and C# (ReferenceVectorReplay) replay the file and require the
 same ratings. Every configuration rounds rating changes half away from zero, so the
 expected ratings are whole numbers that any correct implementation reproduces exactly.
 

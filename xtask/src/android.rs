@@ -75,7 +75,7 @@ const HEADER_OVERRIDES: [(&str, &str); 3] = [
 
 /// Where the link of `abi` works.
 fn work_dir(abi: &Abi) -> PathBuf {
-    crate::root().join("target/dist/android").join(abi.folder.trim_start_matches("Android/"))
+    crate::tools::root().join("target/dist/android").join(abi.folder.trim_start_matches("Android/"))
 }
 
 /// zig's bundled sources and headers (PyPI `ziglang`).

@@ -5,11 +5,11 @@
 //!   (`clang-22` with the Darwin C headers PyPI's `ziglang` ships) and linked by `ld64.lld`
 //!   against the binary and a copy of macOS's libSystem export list (also from `ziglang`,
 //!   retargeted to the platform): an import libSystem does not export fails the link. The
-//!   program then runs in Unicorn (`tests/darwin_run.py`), which serves libSystem's functions
+//!   program then runs in Unicorn (`tests/fixtures/darwin_run.py`), which serves libSystem's functions
 //!   (see that file for what stands in for Darwin). For macOS the shipped dylib is loaded
 //!   beside the program unchanged; the iOS libraries are linked into it, as Xcode would.
 //! * **Checks.** The dylib's code signature is verified twice, by our own page-hash check
-//!   (`tests/macho_signature.py`) and by `rcodesign` (crate `apple-codesign`), each with a
+//!   (`tests/fixtures/macho_signature.py`) and by `rcodesign` (crate `apple-codesign`), each with a
 //!   flipped byte in `__text` as negative control; load commands (platform, minimum OS,
 //!   install name); the privacy manifest against the iOS library's imports.
 
@@ -18,8 +18,8 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 
-use crate::binaries::{out_dir, plugin, source, tool_output, verdict, Execution, Runnable, STRICT};
-use crate::root;
+use crate::harness::{out_dir, plugin, source, tool_output, verdict, Execution, Runnable, STRICT};
+use crate::tools::root;
 use crate::tools::{Counts, Step};
 
 /// Python packages the emulated runs need (pinned), and zig for Darwin's headers and
@@ -157,7 +157,7 @@ impl Runnable for Emulated {
             self.build(program)?;
         }
         let mut command = Command::new("python3");
-        command.arg(root().join("tests/darwin_run.py"));
+        command.arg(root().join("tests/fixtures/darwin_run.py"));
         if self.dynamic {
             command.arg("--library").arg(&self.library);
         }
@@ -253,10 +253,13 @@ pub fn checks() -> Result<Counts, String> {
 
     // Our own page-hash check, and its negative control.
     for (file, must_pass) in [(&universal, true), (&tampered, false)] {
-        let run = Command::new("python3").arg(root().join("tests/macho_signature.py")).arg(file).output().map_err(|e| format!("python3: {e}"))?;
+        let run = Command::new("python3").arg(root().join("tests/fixtures/macho_signature.py")).arg(file).output().map_err(|e| format!("python3: {e}"))?;
         let report = String::from_utf8_lossy(&run.stdout).trim().replace('\n', "; ");
-        let what =
-            if must_pass { "macOS signature matches every page (tests/macho_signature.py)" } else { "a flipped byte in __text breaks the signature (tests/macho_signature.py)" };
+        let what = if must_pass {
+            "macOS signature matches every page (tests/fixtures/macho_signature.py)"
+        } else {
+            "a flipped byte in __text breaks the signature (tests/fixtures/macho_signature.py)"
+        };
         counts += verdict(what, run.status.success() == must_pass, &report);
     }
     // rcodesign: an ad-hoc signature has no CMS blob, so it always exits 1 ("no

@@ -1,7 +1,7 @@
 //! Tests of the committed binaries of the Unity package (`cargo xtask test` runs them).
 //!
 //! Every binary that can run on this machine, or in an emulator here, runs the project's
-//! own C test (`tests/c/test_ranking_elo.c`) and vector replay (`tests/c/replay_vectors.c`);
+//! own C test (`tests/fixtures/c/test_ranking_elo.c`) and vector replay (`tests/fixtures/c/replay_vectors.c`);
 //! each must pass and print the same digest of its outputs as the freshly built host
 //! library, and each must fail on a copy of the vectors with one flipped bit (the negative
 //! control: a run that cannot fail proves nothing). What runs where:
@@ -13,8 +13,8 @@
 //! | Windows x64 `.dll` | `wine64` | Wine for Windows |
 //! | Windows arm64 `.dll` | not run (`windows_arm64_checks` says why); checked as a file | |
 //! | WebGL `.a` | linked by `emcc`, under `node` and in headless Chromium | Debian's Emscripten for Unity's |
-//! | Android `.so` ×3 | x86_64 natively, arm64 under `qemu-aarch64`, armeabi-v7a under `qemu-arm` | glibc plus a shim (`tests/android/bionic_shim.c`) for bionic |
-//! | macOS `.dylib` (2 slices), iOS `.a` (device, simulator) | Unicorn (`tests/darwin_run.py`), after an `ld64.lld` link against libSystem's export list | the emulator's libSystem stand-ins for Darwin |
+//! | Android `.so` ×3 | x86_64 natively, arm64 under `qemu-aarch64`, armeabi-v7a under `qemu-arm` | glibc plus a shim (`tests/fixtures/android/bionic_shim.c`) for bionic |
+//! | macOS `.dylib` (2 slices), iOS `.a` (device, simulator) | Unicorn (`tests/fixtures/darwin_run.py`), after an `ld64.lld` link against libSystem's export list | the emulator's libSystem stand-ins for Darwin |
 //!
 //! Beside the runs: every binary exports exactly the header's functions; the Android
 //! libraries pass the Play Store's and the NDK's checks (`android_checks`); the static
@@ -28,8 +28,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::dist::{Kind, PLATFORMS};
-use crate::root;
+use crate::harness::{out_dir, plugin, source, tool_output, verdict, Execution, Runnable, STRICT};
+use crate::platforms::{Kind, PLATFORMS};
+use crate::tools::root;
 use crate::tools::{ensure, Counts, Step};
 
 /// Debian packages the cross-platform runs need.
@@ -74,42 +75,6 @@ fn ensure_tools() -> Result<(), String> {
         ensure(program, &PACKAGES, &hint)?;
     }
     Ok(())
-}
-
-/// The outcome of one program run.
-pub struct Execution {
-    /// The program exited with status 0.
-    pub success: bool,
-    /// What it printed.
-    pub stdout: String,
-    /// What it printed on standard error.
-    pub stderr: String,
-}
-
-/// A platform whose binary runs here: it builds and runs the two C programs against it.
-pub trait Runnable {
-    /// The platform and how it runs, in words.
-    fn title(&self) -> String;
-    /// Runs `program` (`test_ranking_elo` or `replay_vectors`) with `args` (files).
-    fn execute(&self, program: &str, args: &[PathBuf]) -> Result<Execution, String>;
-}
-
-/// The source of a program.
-pub fn source(program: &str) -> PathBuf {
-    root().join("tests/c").join(format!("{program}.c"))
-}
-
-/// Warnings are errors for the test programs on every compiler.
-pub const STRICT: [&str; 4] = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
-
-/// Where the runs of `name` keep their files.
-pub fn out_dir(name: &str) -> PathBuf {
-    root().join("target/binaries").join(name.replace([' ', '(', ')', ',', '.', '/'], "_"))
-}
-
-/// The committed binary of a package folder.
-pub fn plugin(folder: &str) -> PathBuf {
-    PLATFORMS.iter().find(|p| p.folder == folder).map(crate::dist::Platform::path).expect("known platform")
 }
 
 /// A program compiled by a C compiler for the platform and run as a process, directly or
@@ -180,7 +145,7 @@ fn processes(host_library: &Path) -> Result<Vec<Box<dyn Runnable>>, String> {
     Step::new("Wine stand-in for bcryptprimitives.dll (test only)", "x86_64-w64-mingw32-gcc")
         .args(["-shared", "-O2", "-o"])
         .arg(wine_dir.join("bcryptprimitives.dll"))
-        .arg(root().join("tests/wine/bcryptprimitives.c"))
+        .arg(root().join("tests/fixtures/wine/bcryptprimitives.c"))
         .arg("-ladvapi32")
         .run()?;
     let mut runs: Vec<Box<dyn Runnable>> = vec![
@@ -261,7 +226,7 @@ fn android_process(abi: &crate::android::Abi) -> Result<Box<dyn Runnable>, Strin
     std::fs::create_dir_all(&shim).map_err(|e| e.to_string())?;
     let empty = shim.join("empty.c");
     std::fs::write(&empty, "/* An empty library: its NEEDED entry pulls in glibc's. */\nvoid ranking_elo_bionic_shim_empty(void) {}\n").map_err(|e| e.to_string())?;
-    for (name, source, needs) in [("libc.so", root().join("tests/android/bionic_shim.c"), "-lc"), ("libm.so", empty.clone(), "-lm"), ("libdl.so", empty, "-ldl")] {
+    for (name, source, needs) in [("libc.so", root().join("tests/fixtures/android/bionic_shim.c"), "-lc"), ("libm.so", empty.clone(), "-lm"), ("libdl.so", empty, "-ldl")] {
         Step::new(&format!("bionic shim {name} for {}", abi.folder), cc)
             .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror"])
             .arg(format!("-Wl,-soname,{name}"))
@@ -458,21 +423,6 @@ fn debug_information_checks() -> Result<Counts, String> {
         }
     }
     Ok(counts)
-}
-
-/// One check's outcome, printed and counted.
-pub fn verdict(what: &str, ok: bool, detail: &str) -> Counts {
-    println!("    {what}: {}{}", if ok { "yes" } else { "NO" }, if detail.is_empty() { String::new() } else { format!(" ({detail})") });
-    Counts { passed: u64::from(ok), failed: u64::from(!ok) }
-}
-
-/// Output of a tool, which must succeed.
-pub fn tool_output(program: &str, args: &[&str], path: &Path) -> Result<String, String> {
-    let output = Command::new(program).args(args).arg(path).output().map_err(|e| format!("{program}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("{program} {}: {}", path.display(), String::from_utf8_lossy(&output.stderr)));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// Symbols the Mach-O linker defines in every dylib it makes (the image's own header), which

@@ -61,7 +61,7 @@ pub fn all_public_symbols(arch: &str, api: u32) -> Result<BTreeMap<String, (&'st
 /// bionic's maps, vendored in the repository (`third_party/android-bionic`, with AOSP's
 /// notice in its `NOTICE.md`).
 pub fn maps_dir() -> PathBuf {
-    crate::root().join("third_party/android-bionic")
+    crate::tools::root().join("third_party/android-bionic")
 }
 
 /// The tags of a `# …` comment.
@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn the_maps_are_vendored_with_their_notice() {
         let dir = maps_dir();
-        assert!(dir.starts_with(crate::root()) && !dir.components().any(|c| c == std::path::Component::ParentDir), "{}", dir.display());
+        assert!(dir.starts_with(crate::tools::root()) && !dir.components().any(|c| c == std::path::Component::ParentDir), "{}", dir.display());
         for library in LIBRARIES {
             assert!(dir.join(format!("lib{library}.map.txt")).is_file(), "lib{library}.map.txt is not vendored");
         }

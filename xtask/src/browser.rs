@@ -3,7 +3,7 @@
 //! (Debian's `chromium`) from pages served on 127.0.0.1.
 //!
 //! Each page prints into `<pre id="out">` and writes the program's exit code into its title
-//! (`tests/webgl/pre.js`); Chromium's `--dump-dom` returns the page when the program is
+//! (`tests/fixtures/webgl/pre.js`); Chromium's `--dump-dom` returns the page when the program is
 //! done, and the title says whether it passed. Files the program reads are preloaded into
 //! Emscripten's in-memory file system, as a Unity WebGL build would ship them.
 
@@ -12,8 +12,8 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::binaries::{out_dir, plugin, source, Execution, Runnable, STRICT};
-use crate::root;
+use crate::harness::{out_dir, plugin, source, Execution, Runnable, STRICT};
+use crate::tools::root;
 use crate::tools::Step;
 
 /// How the WebGL library is linked into a program, wherever it runs: native WebAssembly
@@ -67,7 +67,7 @@ impl Chromium {
         let page = format!("{program}-{}", names.join("-").replace('.', "_"));
         let shell = self.dir.join(format!("{page}.shell.html"));
         let arguments = names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
-        let template = std::fs::read_to_string(root().join("tests/webgl/shell.html")).map_err(|e| e.to_string())?;
+        let template = std::fs::read_to_string(root().join("tests/fixtures/webgl/shell.html")).map_err(|e| e.to_string())?;
         std::fs::write(&shell, template.replace("ELO_PROGRAM_ARGUMENTS", &format!("[{arguments}]"))).map_err(|e| e.to_string())?;
         let mut step = Step::new(&format!("{program} for WebGL in Chromium (emcc, web page)"), "emcc")
             .args(STRICT)
@@ -77,7 +77,7 @@ impl Chromium {
             .args(EMCC_LIBRARY_FLAGS)
             // MINIFY_HTML=0: Debian's emcc 3.1.6 fails calling its HTML minifier.
             .args(["-sENVIRONMENT=web", "-sEXIT_RUNTIME=1", "-sMINIFY_HTML=0", "--pre-js"])
-            .arg(root().join("tests/webgl/pre.js"))
+            .arg(root().join("tests/fixtures/webgl/pre.js"))
             .arg("--shell-file")
             .arg(&shell);
         for (arg, name) in args.iter().zip(&names) {

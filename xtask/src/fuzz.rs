@@ -6,7 +6,7 @@
 //! in `fuzz/artifacts/<target>/`; add it to the corpus once fixed, and the ordinary test
 //! suite (`tests/fuzz_corpus.rs`) replays it on stable Rust from then on.
 
-use crate::root;
+use crate::tools::root;
 use crate::tools::Step;
 
 /// The targets, as `fuzz/Cargo.toml` names them.

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 /// The `elo_` functions the header declares.
 pub fn functions() -> Result<BTreeSet<String>, String> {
-    let path = crate::root().join("include/ranking_elo.h");
+    let path = crate::tools::root().join("include/ranking_elo.h");
     let header = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let names: BTreeSet<String> = header
         .lines()

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use crate::root;
+use crate::tools::root;
 use crate::tools::{ensure, Step};
 
 /// Debian's PostgreSQL programs folder (the newest `/usr/lib/postgresql/*/bin`), if any.
@@ -118,11 +118,11 @@ mod tests {
     /// ignore them, wherever in the tree they land.
     #[test]
     fn the_default_ladder_database_is_ignored_by_git() {
-        let main = std::fs::read_to_string(crate::root().join("ladder-server/src/main.rs")).unwrap();
+        let main = std::fs::read_to_string(crate::tools::root().join("ladder-server/src/main.rs")).unwrap();
         let default = main.lines().find_map(|l| l.trim().strip_prefix("const DEFAULT_DATABASE: &str = \"")).expect("ladder-server's DEFAULT_DATABASE");
         let file = default.trim_end_matches("\";").strip_prefix("sqlite://").expect("the default database is a SQLite file");
         assert!(!file.contains('/'), "{file}: the default database is a file of the current folder");
-        let ignore = std::fs::read_to_string(crate::root().join(".gitignore")).unwrap();
+        let ignore = std::fs::read_to_string(crate::tools::root().join(".gitignore")).unwrap();
         let patterns: Vec<&str> = ignore.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
         for pattern in [file.to_owned(), format!("{file}-*")] {
             assert!(patterns.contains(&pattern.as_str()), ".gitignore must list {pattern:?} (anywhere in the tree)");

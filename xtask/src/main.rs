@@ -33,10 +33,12 @@ mod bionic;
 mod browser;
 mod dist;
 mod fuzz;
+mod harness;
 mod header;
 mod ladder;
 mod mono;
 mod notices;
+mod platforms;
 mod plugin_meta;
 mod snippets;
 mod symbols;
@@ -46,7 +48,7 @@ mod wasm_object;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tools::{Counts, Step};
+use tools::{root, Counts, Step};
 
 fn main() -> ExitCode {
     let command = std::env::args().nth(1).unwrap_or_default();
@@ -103,11 +105,6 @@ pub const TEST_PROFILE: [&str; 8] = [
     "--profile",
     "release-tests",
 ];
-
-/// The repository root (the parent of this crate).
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
-}
 
 fn test() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
@@ -242,11 +239,11 @@ fn build_release(envs: &[(&str, &str)]) -> Result<PathBuf, String> {
     Ok(root().join("target").join("release"))
 }
 
-/// Compiles `tests/c/test_ranking_elo.c` with strict warnings against the generated
+/// Compiles `tests/fixtures/c/test_ranking_elo.c` with strict warnings against the generated
 /// header, links it once to the shared and once to the static library, and runs both.
 fn c_tests(library: &std::path::Path) -> Result<Counts, String> {
     let root = root();
-    let source = root.join("tests/c/test_ranking_elo.c");
+    let source = root.join("tests/fixtures/c/test_ranking_elo.c");
     let out_dir = root.join("target/c-tests");
     std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
     let strict = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];

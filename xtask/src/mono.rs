@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::root;
+use crate::tools::root;
 use crate::tools::{ensure, ensure_that, Counts, Step};
 
 /// The Mono tools: compiler, runtime, NUnit 2 console and framework.
@@ -107,7 +107,7 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
     let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
     // The package's tests, plus Mono-only tests of the sample's simulation code.
     let mut files = sources(&root().join("unity/Tests"));
-    files.extend(sources(&root().join("tests/mono")));
+    files.extend(sources(&root().join("tests/fixtures/mono")));
     files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
     mcs("C# tests (mcs)", &tests, "library", &references, files)?;
     Step::new("C# tests (nunit-console on Mono)", "nunit-console")
@@ -120,7 +120,7 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
 }
 
 /// Compiles the Unity flavour of everything (runtime with `NativeArray` overloads, tests,
-/// sample scripts, Editor code) against `tests/unity-stand-in`, with Unity's defines: once as
+/// sample scripts, Editor code) against `tests/fixtures/unity-stand-in`, with Unity's defines: once as
 /// the oldest supported Editor (2021.3) and once as Unity 6.3, whose code paths differ.
 pub fn unity_compile_check() -> Result<(), String> {
     let unity = root().join("unity");
@@ -128,7 +128,7 @@ pub fn unity_compile_check() -> Result<(), String> {
     files.extend(sources(&unity.join("Tests")));
     files.extend(sources(&unity.join("Samples~")));
     files.extend(sources(&unity.join("Editor")));
-    files.extend(sources(&root().join("tests/unity-stand-in")));
+    files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
     let editors = [
         ("2021.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
         (
@@ -149,7 +149,7 @@ pub fn unity_compile_check() -> Result<(), String> {
     Ok(())
 }
 
-/// The programs of `tests/unity-flavour`, each compiled with the package's Unity Editor
+/// The programs of `tests/fixtures/unity-flavour`, each compiled with the package's Unity Editor
 /// flavour against the stand-ins (whose `UnityWebRequest` behaves as Unity's where the
 /// package relies on it) and run on Mono: the Unity-only paths that have no other runner
 /// here (the ladder client's `UnityWebRequest` path).
@@ -158,18 +158,18 @@ pub fn unity_flavour_programs() -> Result<Counts, String> {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let mut counts = Counts::default();
-    for program in sources(&root().join("tests/unity-flavour")) {
+    for program in sources(&root().join("tests/fixtures/unity-flavour")) {
         let name = Path::new(&program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let exe = work.join(format!("{name}.exe"));
         let mut files = sources(&root().join("unity/Runtime"));
-        files.extend(sources(&root().join("tests/unity-stand-in")));
+        files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
         files.push(program.clone());
         let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
         mcs(&format!("{name}, Unity Editor flavour (mcs against the stand-ins)"), &exe, "exe", &defines, files)?;
         counts += Step::new(&format!("{name} on Mono (Unity flavour)"), "mono").arg(exe.display().to_string()).current_dir(&work).run_counted()?;
     }
     if counts.total() == 0 {
-        return Err("tests/unity-flavour has no program".to_owned());
+        return Err("tests/fixtures/unity-flavour has no program".to_owned());
     }
     Ok(counts)
 }
@@ -180,7 +180,7 @@ const UNITY_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNI
 /// The defines of a Unity 6.3 Editor on Linux.
 const UNITY_6_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
 
-/// The programs of `tests/unity-editor`: the package's Editor code (with its runtime) and
+/// The programs of `tests/fixtures/unity-editor`: the package's Editor code (with its runtime) and
 /// the program compiled against the stand-ins, whose Player Settings the program sets, once
 /// as Unity 2021.3 and once as Unity 6.3 (the Editor code differs between them), each run on
 /// Mono: the build checks (`PlatformRequirements`) that no other runner here reaches.
@@ -189,13 +189,13 @@ pub fn unity_editor_programs() -> Result<Counts, String> {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let mut counts = Counts::default();
-    for program in sources(&root().join("tests/unity-editor")) {
+    for program in sources(&root().join("tests/fixtures/unity-editor")) {
         let name = Path::new(&program).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         for (version, defines) in [("2021.3", UNITY_EDITOR_DEFINES), ("6000.3", UNITY_6_EDITOR_DEFINES)] {
             let exe = work.join(format!("{name}-{version}.exe"));
             let mut files = sources(&root().join("unity/Runtime"));
             files.extend(sources(&root().join("unity/Editor")));
-            files.extend(sources(&root().join("tests/unity-stand-in")));
+            files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
             files.push(program.clone());
             let arguments = vec![format!("-define:{defines}"), format!("-r:{}", nunit_framework()?.display())];
             mcs(&format!("{name}, Unity {version} Editor (mcs against the stand-ins)"), &exe, "exe", &arguments, files)?;
@@ -203,19 +203,19 @@ pub fn unity_editor_programs() -> Result<Counts, String> {
         }
     }
     if counts.total() == 0 {
-        return Err("tests/unity-editor has no program".to_owned());
+        return Err("tests/fixtures/unity-editor has no program".to_owned());
     }
     Ok(counts)
 }
 
 /// What a game meets when the native library is missing and then fixed
-/// (`tests/load-failure/LoadFailure.cs`): the program runs in a folder without the library
+/// (`tests/fixtures/load-failure/LoadFailure.cs`): the program runs in a folder without the library
 /// (and `LD_LIBRARY_PATH` pointing there), checks that every entry point names the binary
 /// and the platform, copies the library in and checks that every entry point then works.
 /// Once with the package as built outside Unity, once in its Unity Editor flavour against the
 /// stand-ins (where it also checks that loading a rules asset runs no native code).
 pub fn load_failures(runtime: &Path, library_dir: &Path) -> Result<Counts, String> {
-    let program = root().join("tests/load-failure/LoadFailure.cs").display().to_string();
+    let program = root().join("tests/fixtures/load-failure/LoadFailure.cs").display().to_string();
     let library = library_dir.join(native_name()).display().to_string();
     let mut counts = Counts::default();
     let work = root().join("target/mono-load-failure");
@@ -227,7 +227,7 @@ pub fn load_failures(runtime: &Path, library_dir: &Path) -> Result<Counts, Strin
         if flavour == "unity-editor" {
             let unity = root().join("unity");
             let mut files = sources(&unity.join("Runtime"));
-            files.extend(sources(&root().join("tests/unity-stand-in")));
+            files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
             files.push(program.clone());
             let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
             mcs("load failures, Unity Editor flavour (mcs against the stand-ins)", &exe, "exe", &defines, files)?;
@@ -307,7 +307,7 @@ const NUNIT_CONSOLE: &str = "/usr/lib/nunit/nunit-console.exe";
 /// IL2CPP imposes (no code generated at run time), with Mono standing in for IL2CPP:
 ///
 /// 1. the wrapper compiled with `UNITY_IOS` (every `DllImport` is `"__Internal"`) runs the
-///    NUnit suite inside `tests/mono/internal_host.c`, a program that embeds Mono and has
+///    NUnit suite inside `tests/fixtures/mono/internal_host.c`, a program that embeds Mono and has
 ///    the static library linked in; Mono's log must show `__Internal` lookups and none of
 ///    `ranking_elo`; the same assemblies under plain `mono` (no engine in the process) must
 ///    fail (the negative control);
@@ -328,7 +328,7 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
         let runtime = dir.join("RankingElo.dll");
         mcs(&format!("C# runtime, {flavour} DllImports (mcs)"), &runtime, "library", &defines, sources(&root().join("unity/Runtime")))?;
         let mut files = sources(&root().join("unity/Tests"));
-        files.extend(sources(&root().join("tests/mono")));
+        files.extend(sources(&root().join("tests/fixtures/mono")));
         files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
         let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
         mcs(&format!("C# tests, {flavour} (mcs)"), &dir.join("RankingElo.Tests.Editor.dll"), "library", &references, files)?;
@@ -342,7 +342,7 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
     Step::new("the Mono host with the engine linked in (cc)", "cc")
         .args(["-O2", "-Wall", "-Wextra", "-Werror"])
         .arg(format!("-I{}", root().join("include").display()))
-        .arg(root().join("tests/mono/internal_host.c"))
+        .arg(root().join("tests/fixtures/mono/internal_host.c"))
         .args(&mono_flags)
         .arg("-Wl,--export-dynamic")
         .args(crate::header::functions()?.iter().map(|f| format!("-Wl,-u,{f}")))
@@ -377,10 +377,10 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
     let library_lookups = text.lines().filter(|l| l.starts_with("Mono") && (l.contains("'ranking_elo'") || l.contains("libranking_elo.so"))).count();
     println!("    {} passed, {} failed; Mono's log: {internal_lookups} lookups in '__Internal', {library_lookups} of ranking_elo", ran.passed, ran.failed);
     counts += suite_verdict("the C# suite with \"__Internal\" in the host", ran, &text);
-    counts += crate::binaries::verdict("every native call resolved in the host, none in a library", internal_lookups > 0 && library_lookups == 0, "");
+    counts += crate::harness::verdict("every native call resolved in the host, none in a library", internal_lookups > 0 && library_lookups == 0, "");
     let (control, _) = nunit(Path::new("mono"), &[NUNIT_CONSOLE], "internal", &[])?;
     counts +=
-        crate::binaries::verdict("negative control: the \"__Internal\" suite fails without the engine in the process", control.failed > 0, &format!("{} failed", control.failed));
+        crate::harness::verdict("negative control: the \"__Internal\" suite fails without the engine in the process", control.failed > 0, &format!("{} failed", control.failed));
 
     println!("==> full AOT: every assembly compiled ahead of time (mono --aot=full)");
     let started = std::time::Instant::now();
@@ -431,7 +431,7 @@ fn suite_verdict(what: &str, ran: Counts, text: &str) -> Counts {
     if !ok {
         println!("{text}");
     }
-    crate::binaries::verdict(what, ok, &format!("{} passed, {} failed", ran.passed, ran.failed))
+    crate::harness::verdict(what, ok, &format!("{} passed, {} failed", ran.passed, ran.failed))
 }
 
 /// The newest copy of an assembly in Mono's global assembly cache.

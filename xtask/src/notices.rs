@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::root;
+use crate::tools::root;
 
 /// Where the notices go.
 pub const NOTICES: &str = "unity/Third Party Notices.md";

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::dist::Platform;
+use crate::platforms::Platform;
 
 /// Import settings of one binary: the build targets it is enabled for, with their CPU.
 struct Settings {
@@ -69,7 +69,7 @@ pub fn write(platform: &Platform) -> Result<(), String> {
 
 /// The `.meta` files of the plugin folders up to `Plugins/`, for folders that have none.
 fn folder_metas(binary: &Path) -> Result<(), String> {
-    let plugins = crate::root().join("unity/Runtime/Plugins");
+    let plugins = crate::tools::root().join("unity/Runtime/Plugins");
     let mut folder = binary.parent();
     while let Some(dir) = folder {
         if dir == plugins || !dir.starts_with(&plugins) {

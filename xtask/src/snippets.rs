@@ -31,7 +31,7 @@
 //!   block after the comment `<!-- output: NAME -->` in the same file.
 //! * `unity` (C#): the block uses Unity (UnityEngine types, `NativeArray`, Burst, jobs): it
 //!   is compiled against the Unity flavour of the package and the stand-ins of
-//!   `tests/unity-stand-in`. Every other C# block is compiled against the package as it is
+//!   `tests/fixtures/unity-stand-in`. Every other C# block is compiled against the package as it is
 //!   built outside Unity (a .NET or Mono game server), so it must not need Unity.
 //! * `build` (on an `sh` block, exactly one in all the documents): the shell command the
 //!   manual gives for compiling the package outside Unity. It is run as written (`sh -e`) in
@@ -53,7 +53,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::mono;
-use crate::root;
+use crate::tools::root;
 use crate::tools::{Counts, Step};
 
 /// The language of a block.
@@ -344,7 +344,7 @@ fn stem(path: &Path) -> String {
 fn unity_runtime(out: &Path) -> Result<PathBuf, String> {
     let dll = out.join("RankingElo.Unity.dll");
     let mut files = mono::sources(&root().join("unity/Runtime"));
-    files.extend(mono::sources(&root().join("tests/unity-stand-in")));
+    files.extend(mono::sources(&root().join("tests/fixtures/unity-stand-in")));
     // The stand-ins include the Test Framework's, which build on NUnit.
     let defines = vec![UNITY_DEFINES.to_owned(), format!("-r:{}", mono::nunit_framework()?.display())];
     mono::mcs("docs: the package's Unity flavour for the snippets (mcs)", &dll, "library", &defines, files)?;

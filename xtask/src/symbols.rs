@@ -26,8 +26,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::binaries::{tool_output, verdict};
-use crate::dist::{Kind, Platform};
+use crate::harness::{tool_output, verdict};
+use crate::platforms::{Kind, Platform};
 use crate::tools::{Counts, Step};
 
 /// How much debug information the binaries are built with (rustc's `-Cdebuginfo`).
@@ -35,7 +35,7 @@ pub const DEBUGINFO: &str = "line-tables-only";
 
 /// The folder of the debug files, one subfolder per platform as under `Plugins/`.
 pub fn dir() -> PathBuf {
-    crate::root().join("target/dist/symbols")
+    crate::tools::root().join("target/dist/symbols")
 }
 
 /// The debug file (or dSYM bundle) of `platform`.
@@ -77,7 +77,7 @@ pub fn split(platform: &Platform, built: &Path, debug_archive: Option<&Path>, sh
             // dsymutil follows the linker's debug map (the objects rustc kept beside the
             // build, `-Csplit-debuginfo=unpacked`) and writes one DWARF slice per CPU.
             // For a universal binary it joins the slices with `lipo`, by that name: LLVM's.
-            let tools = crate::root().join("target/dist/tools");
+            let tools = crate::tools::root().join("target/dist/tools");
             std::fs::create_dir_all(&tools).map_err(|e| e.to_string())?;
             let lipo = tools.join("lipo");
             if !lipo.exists() {
@@ -193,7 +193,7 @@ fn tampered_copy(platform: &Platform, binary: &Path, id: &str) -> Result<PathBuf
         find(&bytes, &raw).ok_or_else(|| format!("{}: the id {first} is not in the file", binary.display()))?
     };
     bytes[at] ^= 0x01;
-    let out = crate::binaries::out_dir("symbols negative control").join(platform.folder.replace('/', "-")).join(platform.file);
+    let out = crate::harness::out_dir("symbols negative control").join(platform.folder.replace('/', "-")).join(platform.file);
     std::fs::create_dir_all(out.parent().expect("a folder")).map_err(|e| e.to_string())?;
     std::fs::write(&out, bytes).map_err(|e| e.to_string())?;
     Ok(out)
@@ -298,7 +298,7 @@ fn symbolize_an_export(platform: &Platform, binary: &Path, debug: &Path) -> Resu
 /// Packs every platform's debug file into `target/dist/<name>-<version>-symbols.tgz`, laid
 /// out as `Plugins/` (deterministic: sorted names, fixed times and owners).
 pub fn pack(name: &str, version: &str) -> Result<PathBuf, String> {
-    let out = crate::root().join("target/dist").join(format!("{name}-{version}-symbols.tgz"));
+    let out = crate::tools::root().join("target/dist").join(format!("{name}-{version}-symbols.tgz"));
     Step::new("symbols archive", "tar")
         .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--use-compress-program=gzip -n", "-cf"])
         .arg(&out)

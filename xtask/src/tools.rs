@@ -66,7 +66,7 @@ pub struct Step {
 impl Step {
     pub fn new(title: &str, program: impl AsRef<std::ffi::OsStr>) -> Self {
         let mut command = Command::new(program);
-        command.current_dir(crate::root());
+        command.current_dir(root());
         Self { title: title.to_owned(), command, quiet: false }
     }
 
@@ -145,6 +145,11 @@ impl Step {
 /// Whether `program` can be found on PATH.
 pub fn has(program: &str) -> bool {
     Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
+
+/// The repository root (the parent of the xtask crate).
+pub fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
 }
 
 /// Installs Debian packages when a tool is missing (Debian/Ubuntu as root), otherwise

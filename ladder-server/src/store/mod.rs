@@ -14,7 +14,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use ranking_elo::{Config, Rules};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -22,70 +21,15 @@ use crate::events::EventRequest;
 use crate::model::{JournalEntry, MatchRequest, PlayerView};
 
 pub use database_url::DatabaseUrl;
+// The ladder type lives in its own leaf module; its old paths stay.
+pub use crate::ladder::{canonical_config, stored_rules, Ladder};
+pub use crate::model::entry_bytes;
 
 /// A store operation's future.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, ApiError>> + Send + 'a>>;
 
 /// The store the API runs on.
 pub type Store = Arc<dyn LadderStore>;
-
-/// A ladder as the server caches it.
-#[derive(Debug, Clone)]
-pub struct Ladder {
-    /// Row id.
-    pub id: i64,
-    /// Name.
-    pub name: String,
-    /// The validated rules.
-    pub rules: Rules,
-    /// The canonical configuration JSON (what `PUT` compares).
-    pub config_json: String,
-    /// The season these rules are for (rules change only at season ends, so a report's
-    /// transaction re-reads them when the ladder's season is another).
-    pub season: i64,
-    /// The first season's rules (a replay starts with them).
-    pub initial_config_json: String,
-}
-
-impl Ladder {
-    /// A ladder from its stored row.
-    ///
-    /// # Errors
-    /// 500 when the stored configuration no longer parses.
-    pub fn from_row(id: i64, name: String, config_json: String, season: i64, initial_config_json: Option<String>) -> Result<Self, ApiError> {
-        let rules = stored_rules(&config_json)?;
-        let initial_config_json = initial_config_json.unwrap_or_else(|| config_json.clone());
-        Ok(Self { id, name, rules, config_json, season, initial_config_json })
-    }
-
-    /// The first season's rules.
-    ///
-    /// # Errors
-    /// 500 when the stored configuration no longer parses.
-    pub fn initial_rules(&self) -> Result<Rules, ApiError> {
-        stored_rules(&self.initial_config_json)
-    }
-
-    /// The zero-sum total, when the ladder has one.
-    #[must_use]
-    pub fn zero_sum_total(&self) -> Option<f64> {
-        self.rules.config().zero_sum_total
-    }
-}
-
-/// The canonical JSON of a configuration: every field written out.
-#[must_use]
-pub fn canonical_config(rules: &Rules) -> String {
-    rules.config().to_json()
-}
-
-/// Rules from the stored canonical JSON.
-///
-/// # Errors
-/// 500 when the stored text no longer parses (it was written by this server).
-pub fn stored_rules(json: &str) -> Result<Rules, ApiError> {
-    Config::from_json(json).map_err(|e| ApiError::internal(format!("stored ladder configuration: {e}")))
-}
 
 /// What `PUT /v1/ladders/{ladder}` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -444,10 +388,4 @@ pub struct NewEntry<'a> {
     pub joined: String,
     /// What it did (JSON text).
     pub results: String,
-}
-
-/// The stored size of a journal entry (what a page counts).
-#[must_use]
-pub fn entry_bytes(inputs: &str, joined: &str, results: &str) -> i64 {
-    i64::try_from(inputs.len() + joined.len() + results.len()).unwrap_or(i64::MAX)
 }

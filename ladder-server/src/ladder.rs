@@ -1,0 +1,65 @@
+//! A ladder as the server caches it: its row id, name and rules (the current season's and
+//! the first season's). A leaf module: the stores load ladders, and the replay, amendments
+//! and verify read them, without importing each other.
+
+use ranking_elo::{Config, Rules};
+
+use crate::error::ApiError;
+
+/// A ladder as the server caches it.
+#[derive(Debug, Clone)]
+pub struct Ladder {
+    /// Row id.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// The validated rules.
+    pub rules: Rules,
+    /// The canonical configuration JSON (what `PUT` compares).
+    pub config_json: String,
+    /// The season these rules are for (rules change only at season ends, so a report's
+    /// transaction re-reads them when the ladder's season is another).
+    pub season: i64,
+    /// The first season's rules (a replay starts with them).
+    pub initial_config_json: String,
+}
+
+impl Ladder {
+    /// A ladder from its stored row.
+    ///
+    /// # Errors
+    /// 500 when the stored configuration no longer parses.
+    pub fn from_row(id: i64, name: String, config_json: String, season: i64, initial_config_json: Option<String>) -> Result<Self, ApiError> {
+        let rules = stored_rules(&config_json)?;
+        let initial_config_json = initial_config_json.unwrap_or_else(|| config_json.clone());
+        Ok(Self { id, name, rules, config_json, season, initial_config_json })
+    }
+
+    /// The first season's rules.
+    ///
+    /// # Errors
+    /// 500 when the stored configuration no longer parses.
+    pub fn initial_rules(&self) -> Result<Rules, ApiError> {
+        stored_rules(&self.initial_config_json)
+    }
+
+    /// The zero-sum total, when the ladder has one.
+    #[must_use]
+    pub fn zero_sum_total(&self) -> Option<f64> {
+        self.rules.config().zero_sum_total
+    }
+}
+
+/// The canonical JSON of a configuration: every field written out.
+#[must_use]
+pub fn canonical_config(rules: &Rules) -> String {
+    rules.config().to_json()
+}
+
+/// Rules from the stored canonical JSON.
+///
+/// # Errors
+/// 500 when the stored text no longer parses (it was written by this server).
+pub fn stored_rules(json: &str) -> Result<Rules, ApiError> {
+    Config::from_json(json).map_err(|e| ApiError::internal(format!("stored ladder configuration: {e}")))
+}
