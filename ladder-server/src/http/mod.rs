@@ -5,6 +5,7 @@
 
 pub mod auth;
 mod health;
+mod keys;
 mod ladders;
 mod matches;
 pub mod metrics;
@@ -92,6 +93,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     let settings = state.settings.clone();
     let routes = Router::new()
         .merge(health::router())
+        .merge(keys::router())
         .merge(ladders::router())
         .merge(matches::router())
         .merge(players::router())
