@@ -617,6 +617,13 @@
     parts.push(svg("line", { class: "axis", x1: pad.left, x2: width - pad.right, y1: height - pad.bottom, y2: height - pad.bottom }));
     parts.push(svg("text", { x: pad.left, y: height - 8, "text-anchor": "start" }, "before #" + entries[0].seq));
     parts.push(svg("text", { x: width - pad.right, y: height - 8, "text-anchor": "end" }, "#" + entries[entries.length - 1].seq));
+    // Season ends (a soft reset moves every rating) as dashed lines before their point.
+    entries.forEach((e, i) => {
+      if (e.kind !== "season_end") return;
+      const at = fixed(x(i + 0.5));
+      parts.push(svg("line", { class: "season", x1: at, x2: at, y1: pad.top, y2: height - pad.bottom }));
+      parts.push(svg("text", { x: at, y: height - pad.bottom - 6, "text-anchor": "middle", class: "season-label" }, "season end"));
+    });
     const points = [[x(0), y(entries[0].rating_before)]].concat(entries.map((e, i) => [x(i + 1), y(effective(e))]));
     parts.push(svg("polyline", { class: "line", points: points.map((p) => fixed(p[0]) + "," + fixed(p[1])).join(" ") }));
     entries.forEach((e, i) => {

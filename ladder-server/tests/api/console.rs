@@ -332,7 +332,11 @@ fn an_annulment_through_the_console_rerates_the_ladder(backend: Backend) {
     assert_eq!(browser.text("document.getElementById('player-rank').textContent"), player_after["rank"].to_string());
     // No action offered on the annulled match any more.
     assert_eq!(browser.eval(&format!("document.querySelectorAll(\"#history tr[data-seq='{seq}'] button\").length")), Value::from(0));
+    // (The README's picture, docs/images/console.png, is this screenshot.)
+    browser.resize(1024, 860, false);
+    browser.eval("window.scrollTo(0, 0)");
     browser.screenshot(&artifact(&format!("{backend:?}-player-annulled.png").to_lowercase()));
+    browser.resize(1280, 900, false);
 
     // The leaderboard changed, and the console shows the new one.
     let board_after = app.ok("GET", &format!("/v1/ladders/{LADDER}/leaderboard?limit=40"), &app.read, None);
