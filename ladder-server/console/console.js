@@ -479,6 +479,7 @@
             await api("GET", ladderPath(ladder) + "/players/" + enc(name));
             go({ ladder, view: "board", around: name, limit: params.get("limit") });
           } catch (e) {
+            if (e.status === 401) return signOut(explain(e));
             showError(e.status === 404 ? "No player named \u201c" + name + "\u201d on ladder " + ladder + " (names are exact: case and spelling)." : explain(e));
           }
         },
@@ -872,6 +873,11 @@
       showStatus(message);
       render();
     } catch (e) {
+      if (e.status === 401) {
+        dialog.close();
+        signOut(explain(e));
+        return;
+      }
       dialogWhat.textContent = explain(e);
       dialogWhat.setAttribute("role", "alert");
     } finally {
