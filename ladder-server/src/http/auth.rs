@@ -51,6 +51,10 @@ impl NeededScope for Admin {
 
 /// A key authorized for `S` (no ladder in the path).
 pub struct KeyAccess<S> {
+    /// The key's public id.
+    pub id: String,
+    /// The key's scope (at least `S`).
+    pub scope: Scope,
     /// The one ladder the key is limited to, if any.
     pub only: Option<String>,
     _scope: PhantomData<S>,
@@ -84,14 +88,15 @@ async fn path_ladder(parts: &mut Parts, state: &Arc<AppState>) -> Result<String,
 impl AppState {
     /// Checks the bearer key: known, not revoked, the secret's hash equal (constant time),
     /// a scope at least `needed`, limited to `ladder` if the key names one; then spends one
-    /// request of the key's rate. Refused addresses are stopped before any lookup.
-    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<KeyRecord, ApiError> {
+    /// request of the key's rate. Refused addresses are stopped before any lookup. The
+    /// key's id and record.
+    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<(String, KeyRecord), ApiError> {
         let address = client_address(parts);
         self.limits.check_address(address)?;
         match self.check_key(parts, needed, ladder).await {
             Ok((id, record)) => {
                 self.limits.spend(self.store.as_ref(), &id).await?;
-                Ok(record)
+                Ok((id, record))
             }
             Err(error) => {
                 if matches!(error.status.as_u16(), 401 | 403) {
@@ -161,8 +166,9 @@ impl<S: NeededScope> FromRequestParts<Arc<AppState>> for KeyAccess<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, ApiError> {
-        let record = state.authorize(parts, S::SCOPE, None).await?;
-        Ok(Self { only: record.ladder, _scope: PhantomData })
+        let (id, record) = state.authorize(parts, S::SCOPE, None).await?;
+        let scope = Scope::parse(&record.scope).map_err(ApiError::internal)?;
+        Ok(Self { id, scope, only: record.ladder, _scope: PhantomData })
     }
 }
 

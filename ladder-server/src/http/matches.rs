@@ -88,11 +88,21 @@ async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>
     Ok(json(StatusCode::OK, answer))
 }
 
+/// `?after=SEQ`: entries after it, oldest first (from the start when absent); `?before=SEQ`:
+/// entries before it, newest first (a reader starts from the newest with `before` above
+/// the ladder's `last_seq`).
 async fn journal(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
-    let query = query.only(&["after", "limit", "kind"])?;
-    let after = query.number("after", 0, 0..=i64::MAX)?;
+    let query = query.only(&["after", "before", "limit", "kind"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
     let kind = kind_filter(query)?;
+    if query.text("before").is_some() {
+        if query.text("after").is_some() {
+            return Err(ApiError::bad_request("after and before cannot be combined"));
+        }
+        let before = query.number("before", 0, 1..=i64::MAX)?;
+        return json_ok(&state.store.journal_newest(&access.ladder, before, limit, kind.as_deref()).await?);
+    }
+    let after = query.number("after", 0, 0..=i64::MAX)?;
     json_ok(&state.store.journal(&access.ladder, after, limit, kind.as_deref()).await?)
 }
 

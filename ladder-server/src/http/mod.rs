@@ -1,10 +1,13 @@
-//! The HTTP API (axum): one module per resource, each with its own `router()`, merged here
+//! The HTTP API (axum): one module per resource, each with its own `router()` (and the
+//! operator's console, static files that call the API), merged here
 //! with the layers every route shares: request ids, the request log and metrics, CORS, the
 //! request and body timeouts, the body cap, and JSON for every error. Every error is an
 //! [`ApiError`].
 
 pub mod auth;
+pub mod console;
 mod health;
+mod keys;
 mod ladders;
 mod matches;
 pub mod metrics;
@@ -92,6 +95,8 @@ pub fn router(state: Arc<AppState>) -> Router {
     let settings = state.settings.clone();
     let routes = Router::new()
         .merge(health::router())
+        .merge(console::router())
+        .merge(keys::router())
         .merge(ladders::router())
         .merge(matches::router())
         .merge(players::router())

@@ -223,6 +223,10 @@ pub trait LadderStore: Send + Sync {
     /// Journal entries after `after` (of one `kind` when given), in `seq` order: at most
     /// `limit`, and no more than [`JOURNAL_PAGE_BYTES`] of stored text (at least one entry).
     fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
+    /// Journal entries before `before` (of one `kind` when given), newest first, with the
+    /// same bounds as [`LadderStore::journal`]; `more` says older entries exist, `pending`
+    /// (PostgreSQL) that newer ones below `before` are held back until they are chained.
+    fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
     /// The ladders, or only `only`.
     fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>>;
     /// A player's journal entries before `before` (all when `None`), newest first, at most

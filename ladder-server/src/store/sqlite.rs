@@ -322,6 +322,55 @@ impl LadderStore for SqliteStore {
         }))
     }
 
+    fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
+        let id = ladder.id;
+        let kind = kind.map(str::to_owned);
+        Box::pin(self.read(move |c| {
+            // As `journal`, downwards: the sizes of the newest entries below `before` (one
+            // more than asked), then the entries that fit, between the newest and the oldest
+            // of them (an entry committed in between is above that range).
+            let sizes: Vec<(i64, i64)> = match &kind {
+                None => c
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3")?
+                    .query_map(params![id, before, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?,
+                Some(kind) => c
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq < ?2 ORDER BY seq DESC LIMIT ?3")?
+                    .query_map(params![id, before, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?,
+            };
+            let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+            let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
+            let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
+                return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+            };
+            let sql = format!(
+                "SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq >= ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq DESC"
+            );
+            let mut statement = c.prepare_cached(&sql)?;
+            let rows = statement.query_map(params![id, oldest, newest, kind], |r| {
+                Ok(JournalRow {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    id: r.get(2)?,
+                    time: r.get(3)?,
+                    inputs: r.get(4)?,
+                    joined: r.get(5)?,
+                    results: r.get(6)?,
+                    annulled: r.get(7)?,
+                    annul_reason: r.get(8)?,
+                    corrected: r.get(9)?,
+                    hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
+                })
+            })?;
+            let mut entries = Vec::with_capacity(fits);
+            for row in rows {
+                entries.push(journal_entry(row?)?);
+            }
+            Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+        }))
+    }
+
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
         Box::pin(self.write(move |c| ladder_event(c, &ladder, &request)))
     }

@@ -12,6 +12,7 @@ on_both!(
     zero_sum_ladders_keep_their_total_through_one_row,
     journal_pages_are_bounded_by_size,
     the_journal_is_filtered_by_kind_and_exported,
+    the_journal_reads_newest_first,
     tampering_is_found_by_verify,
 );
 
@@ -100,6 +101,14 @@ fn journal_pages_are_bounded_by_size(backend: Backend) {
     // limit still applies below the size cap.
     let two = helpers::journal_page(&app, "crowd", 0, 2);
     assert_eq!((two["entries"].as_array().unwrap().len(), two["more"].as_bool()), (2, Some(true)));
+    // Newest first, the same cap.
+    let (status, text) = app.call("GET", &format!("/v1/ladders/crowd/matches?before={}&limit=1000", i64::MAX), &app.read, None);
+    assert_eq!(status, 200);
+    let page: Value = serde_json::from_str(&text).unwrap();
+    let newest: Vec<&str> = page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert!(!newest.is_empty() && newest.len() < matches && text.len() < 1_300_000, "{} entries, {} bytes", newest.len(), text.len());
+    assert_eq!(newest, ids.iter().rev().take(newest.len()).copied().collect::<Vec<_>>());
+    assert_eq!(page["more"], Value::Bool(true));
 }
 
 /// PostgreSQL with two servers and eight reporters: a reader that pages the journal by
@@ -314,6 +323,57 @@ fn the_journal_is_filtered_by_kind_and_exported(backend: Backend) {
     let header = lines.remove(0);
     assert_eq!((header["format"].as_str(), header["ladder"].as_str()), (Some("elo-ladder-journal/1"), Some("rich")));
     assert_eq!(lines, all);
+}
+
+/// `?before=SEQ`: the journal newest first, paged downwards, with the kind filter and the
+/// size bound; every page is the oldest-first journal's, reversed. Two ladders interleave,
+/// so a ladder's seqs have gaps.
+fn the_journal_reads_newest_first(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("rich", RICH_RULES);
+    app.put_ladder("other", RULES);
+    let mut rng = Lcg(27);
+    for i in 0..45 {
+        app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 10, true)));
+        app.ok("POST", "/v1/ladders/other/matches", &app.report, Some(&format!(r#"{{"id":"o{i}","a":"x","b":"y","score_a":1}}"#)));
+        if i % 20 == 19 {
+            app.ok("POST", "/v1/ladders/rich/seasons/end", &app.admin, Some(&format!(r#"{{"id":"s{i}"}}"#)));
+        }
+    }
+    app.ok("POST", "/v1/ladders/rich/matches/m3/annul", &app.admin, Some(r#"{"reason":"cheated"}"#));
+    let mut all = helpers::journal(&app, "rich");
+    all.reverse();
+    let last_seq = app.ok("GET", "/v1/ladders/rich", &app.read, None)["last_seq"].as_i64().unwrap();
+    assert_eq!(all[0]["seq"].as_i64(), Some(last_seq));
+    let newest_first = |kind: &str, limit: usize| {
+        let mut seen: Vec<Value> = Vec::new();
+        let mut before = last_seq + 1;
+        loop {
+            let page = app.ok("GET", &format!("/v1/ladders/rich/matches?before={before}&limit={limit}{kind}"), &app.read, None);
+            assert_eq!(page["pending"], Value::Bool(false), "nothing is held back once the reports have answered");
+            let entries = page["entries"].as_array().unwrap();
+            assert!(entries.len() <= limit);
+            seen.extend(entries.iter().cloned());
+            if page["more"] != Value::Bool(true) {
+                break;
+            }
+            before = entries.last().unwrap()["seq"].as_i64().unwrap();
+        }
+        seen
+    };
+    assert_eq!(newest_first("", 7), all);
+    assert_eq!(newest_first("", 1000), all);
+    let pairs: Vec<Value> = all.iter().filter(|e| e["kind"] == "pair").cloned().collect();
+    assert!(pairs.len() > 5);
+    assert_eq!(newest_first("&kind=pair", 4), pairs);
+    let annulled: Vec<&Value> = all.iter().filter(|e| e["annulled"] == Value::Bool(true)).collect();
+    assert_eq!((annulled.len(), annulled[0]["annul_reason"].as_str()), (1, Some("cheated")));
+    // Below the first entry: nothing, and nothing more.
+    let first = all.last().unwrap()["seq"].as_i64().unwrap();
+    let empty = app.ok("GET", &format!("/v1/ladders/rich/matches?before={first}"), &app.read, None);
+    assert_eq!((empty["entries"].as_array().unwrap().len(), &empty["more"]), (0, &Value::Bool(false)));
+    assert_eq!(app.call("GET", "/v1/ladders/rich/matches?before=5&after=1", &app.read, None).0, 400);
+    assert_eq!(app.call("GET", "/v1/ladders/rich/matches?before=0", &app.read, None).0, 400);
 }
 
 /// An export verifies; a changed result, a changed input, a deleted entry or a swapped order

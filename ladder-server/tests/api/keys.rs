@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use crate::helpers::{self, call, call_with_headers, Backend, Server, TestApp};
 use crate::RULES;
 
-on_both!(keys_have_scopes_ladders_and_can_be_revoked, the_rate_limit_answers_429, failed_authentication_is_limited_per_address,);
+on_both!(keys_have_scopes_ladders_and_can_be_revoked, the_rate_limit_answers_429, failed_authentication_is_limited_per_address, a_key_reads_its_own_scope,);
 
 fn keys_have_scopes_ladders_and_can_be_revoked(backend: Backend) {
     let app = TestApp::spawn(backend);
@@ -122,4 +122,31 @@ fn postgres_the_key_rate_holds_across_servers() {
         assert!(f64::from(ok) >= 20.0 * seconds * 0.75, "{ok} passed in {seconds:.2} s: the rate is under-served");
     }
     drop(second);
+}
+
+/// `GET /v1/keys/me`: any valid key reads its own id, scope and ladder (never a secret); a
+/// missing, unknown or revoked key gets the usual 401.
+fn a_key_reads_its_own_scope(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("main", RULES);
+    let id_of = |key: &str| key.split('_').nth(1).expect("elo_<id>_<secret>").to_owned();
+    for (key, scope) in [(&app.admin, "admin"), (&app.report, "report"), (&app.read, "read")] {
+        let me = app.ok("GET", "/v1/keys/me", key, None);
+        assert_eq!(me, serde_json::json!({ "id": id_of(key), "scope": scope, "ladder": null }), "{scope}");
+    }
+    let only_main = helpers::key(&app.server.database, "admin", Some("main"));
+    let me = app.ok("GET", "/v1/keys/me", &only_main, None);
+    assert_eq!(me, serde_json::json!({ "id": id_of(&only_main), "scope": "admin", "ladder": "main" }));
+    let text = serde_json::to_string(&me).unwrap();
+    assert!(!text.contains(only_main.rsplit('_').next().unwrap()), "no secret in {text}");
+    let address = &app.server.address;
+    assert_eq!(call(address, "GET", "/v1/keys/me", None, None).unwrap().0, 401);
+    assert_eq!(call(address, "GET", "/v1/keys/me", Some("elo_0000000000000000_00"), None).unwrap().0, 401);
+    let (status, text) = app.call("GET", "/v1/keys/me?scope=admin", &app.read, None);
+    assert_eq!(status, 400, "unknown query parameter: {text}");
+    let output = std::process::Command::new(helpers::binary()).args(["keys", "revoke", "--database", &app.server.database, &only_main]).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    std::thread::sleep(Duration::from_millis(1100));
+    let (status, text) = app.call("GET", "/v1/keys/me", &only_main, None);
+    assert_eq!(status, 401, "revoked: {text}");
 }

@@ -17,7 +17,9 @@ macro_rules! on_both {
 
 mod amend;
 mod browser;
+mod cdp;
 mod connections;
+mod console;
 mod faults;
 mod helpers;
 mod journal;

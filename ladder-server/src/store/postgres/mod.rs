@@ -400,6 +400,60 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            // Chained entries only: the chainer hashes entries in seq order once every lower
+            // seq has committed, so the chained ones are the journal up to some seq, and the
+            // newest page below `before` starts at the newest chained entry. The sizes first
+            // (one more than asked), then the entries that fit; both in one snapshot.
+            let sizes_statement = match kind {
+                None => conn.prepare("SELECT seq, bytes FROM journal WHERE ladder_id = $1 AND seq < $2 AND hash IS NOT NULL ORDER BY seq DESC LIMIT $3").await?,
+                Some(_) => conn.prepare("SELECT seq, bytes FROM journal WHERE ladder_id = $1 AND kind = $4 AND seq < $2 AND hash IS NOT NULL ORDER BY seq DESC LIMIT $3").await?,
+            };
+            let held_statement = conn.prepare("SELECT EXISTS (SELECT 1 FROM journal WHERE ladder_id = $1 AND seq < $2 AND hash IS NULL)").await?;
+            let entries_statement = conn.prepare(JOURNAL_PAGE_NEWEST).await?;
+            conn.in_transaction = true;
+            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+            let result = async {
+                let limit_plus_one = limit + 1;
+                let rows = match kind {
+                    None => conn.client.query(&sizes_statement, &[&ladder.id, &before, &limit_plus_one]).await?,
+                    Some(kind) => conn.client.query(&sizes_statement, &[&ladder.id, &before, &limit_plus_one, &kind]).await?,
+                };
+                let pending: bool = conn.client.query_one(&held_statement, &[&ladder.id, &before]).await?.get(0);
+                let sizes: Vec<(i64, i64)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+                let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+                let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
+                let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
+                    return Ok(JournalPage { entries: Vec::new(), pending, more: false });
+                };
+                let found = conn.client.query(&entries_statement, &[&ladder.id, &oldest, &newest, &kind]).await?;
+                let mut entries = Vec::with_capacity(found.len());
+                for row in found {
+                    entries.push(journal_entry(JournalRow {
+                        seq: row.get(0),
+                        kind: row.get(1),
+                        id: row.get(2),
+                        time: row.get(3),
+                        inputs: row.get(4),
+                        joined: row.get(5),
+                        results: row.get(6),
+                        annulled: row.get(7),
+                        annul_reason: row.get(8),
+                        corrected: row.get(9),
+                        hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
+                    })?);
+                }
+                Ok(JournalPage { entries, pending, more: sizes.len() > fits })
+            }
+            .await;
+            conn.client.batch_execute("COMMIT").await?;
+            conn.in_transaction = false;
+            result
+        })
+    }
+
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
         Box::pin(async move {
             let mut attempt = 0;
@@ -919,6 +973,11 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
 const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
      WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq";
 
+/// A page of the journal, newest first (`$2` to `$3`, chained entries; `$4`: a kind, or
+/// null), columns as [`JOURNAL_COLUMNS`].
+const JOURNAL_PAGE_NEWEST: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
+     WHERE ladder_id = $1 AND seq >= $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) AND hash IS NOT NULL ORDER BY seq DESC";
+
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
 /// transaction id taken after the entries' `seq` block: every transaction that took a lower
 /// `seq` had its own id before (each takes one before its `seq`: `pg_current_xact_id()` in
@@ -1335,6 +1394,7 @@ mod tests {
     #[test]
     fn the_journal_page_reads_the_journal_columns() {
         assert!(super::JOURNAL_PAGE.starts_with(&format!("SELECT {} FROM", crate::store::JOURNAL_COLUMNS)));
+        assert!(super::JOURNAL_PAGE_NEWEST.starts_with(&format!("SELECT {} FROM", crate::store::JOURNAL_COLUMNS)));
     }
 
     #[test]
