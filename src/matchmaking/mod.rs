@@ -64,6 +64,38 @@ pub const MAX_CANDIDATES: u32 = 2 * SCAN_LIMIT as u32;
 /// which every pair of valid ratings is already within reach.
 pub const MAX_DISTANCE: f64 = 2.0 * crate::error::RATING_BOUND;
 
+/// A sort key: a primary key ordered as [`f64_key`] or [`f32_key`] make it, an id that
+/// breaks ties, and the index of the item. Every order the matchmaker needs sorts these
+/// triples, so the library holds one sort instead of one per comparison closure; the ids
+/// of waiting players are distinct, so no two keys compare equal and any correct sort gives
+/// the same order.
+pub(crate) type SortKey = (u64, u64, u32);
+
+/// A key whose unsigned order is `f64::total_cmp`'s order of `x`.
+#[inline]
+pub(crate) fn f64_key(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// A key whose unsigned order is `f32::total_cmp`'s order of `x`.
+#[inline]
+pub(crate) fn f32_key(x: f32) -> u64 {
+    let bits = x.to_bits();
+    u64::from(if bits >> 31 == 1 { !bits } else { bits | 1 << 31 })
+}
+
+/// The indices of `keys` (a primary key and a distinct id per item) in increasing key order.
+pub(crate) fn ordered(keys: impl Iterator<Item = (u64, u64)>) -> Vec<u32> {
+    let mut sorted: Vec<SortKey> = keys.enumerate().map(|(i, (key, id))| (key, id, i as u32)).collect();
+    sorted.sort_unstable();
+    sorted.into_iter().map(|(_, _, i)| i).collect()
+}
+
 impl MatchmakingSettings {
     /// Checks the settings.
     ///
@@ -211,11 +243,7 @@ impl Matchmaker {
         }
         let tickets = &self.waiting;
         // Rating order, and a doubly linked list over it holding the unmatched players.
-        let mut by_rating: Vec<u32> = (0..n as u32).collect();
-        by_rating.sort_unstable_by(|&x, &y| {
-            let (x, y) = (&tickets[x as usize], &tickets[y as usize]);
-            x.rating.total_cmp(&y.rating).then(x.id.cmp(&y.id))
-        });
+        let by_rating = ordered(tickets.iter().map(|t| (f32_key(t.rating), t.id)));
         let mut slot_of = vec![0u32; n];
         for (slot, &ticket) in by_rating.iter().enumerate() {
             slot_of[ticket as usize] = slot as u32;
@@ -225,14 +253,10 @@ impl Matchmaker {
         let mut matched = vec![false; n];
         let window: Vec<f64> = tickets.iter().map(|t| self.settings.distance(now - t.joined)).collect();
 
-        let mut service: Vec<u32> = (0..n as u32).collect();
-        service.sort_unstable_by(|&x, &y| {
-            let (x, y) = (&tickets[x as usize], &tickets[y as usize]);
-            x.joined.total_cmp(&y.joined).then(x.id.cmp(&y.id))
-        });
+        let service = ordered(tickets.iter().map(|t| (f64_key(t.joined), t.id)));
 
         let limit = self.settings.candidates as usize;
-        let mut candidates: Vec<(f64, u32)> = Vec::with_capacity(2 * SCAN_LIMIT);
+        let mut candidates: Vec<SortKey> = Vec::with_capacity(2 * SCAN_LIMIT);
         for &p in &service {
             let p = p as usize;
             if matched[p] {
@@ -251,7 +275,7 @@ impl Matchmaker {
                         break; // sorted: everybody further is out of p's window too
                     }
                     if gap <= window[q] {
-                        candidates.push((gap, q as u32));
+                        candidates.push((f64_key(gap), tickets[q].id, q as u32));
                         found += 1;
                     }
                     slot = direction[slot as usize];
@@ -261,10 +285,11 @@ impl Matchmaker {
             if candidates.is_empty() {
                 continue;
             }
-            candidates.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(tickets[x.1 as usize].id.cmp(&tickets[y.1 as usize].id)));
+            // Nearest first, ties by id.
+            candidates.sort_unstable();
             candidates.truncate(limit);
             let choice = (next_random(&mut self.rng) % candidates.len() as u64) as usize;
-            let q = candidates[choice].1 as usize;
+            let q = candidates[choice].2 as usize;
             for player in [p, q] {
                 matched[player] = true;
                 let slot = slot_of[player] as usize;
@@ -315,6 +340,45 @@ mod tests {
 
     fn settings(seed: u64) -> MatchmakingSettings {
         MatchmakingSettings { initial_distance: 50.0, growth_per_second: 25.0, max_distance: 300.0, candidates: 4, seed }
+    }
+
+    #[test]
+    fn sort_keys_order_as_total_cmp() {
+        // Edge values (zeros, infinities, NaNs of both signs and kinds, subnormals) and a
+        // pseudo-random spread of bit patterns.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut doubles = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::from_bits(1),
+            f64::from_bits(0x7FF0_0000_0000_0001),
+        ];
+        let mut floats =
+            vec![0.0, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, f32::from_bits(1), f32::from_bits(0x8000_0001), f32::from_bits(0x7F80_0001)];
+        for _ in 0..2000 {
+            let bits = next_random(&mut state);
+            doubles.push(f64::from_bits(bits));
+            floats.push(f32::from_bits((bits >> 32) as u32));
+        }
+        for x in &doubles {
+            for y in &doubles {
+                assert_eq!(f64_key(*x).cmp(&f64_key(*y)), x.total_cmp(y), "{x:e} {y:e}");
+            }
+        }
+        for x in &floats {
+            for y in &floats {
+                assert_eq!(f32_key(*x).cmp(&f32_key(*y)), x.total_cmp(y), "{x:e} {y:e}");
+            }
+        }
+        assert_eq!(ordered([(3, 0), (1, 9), (1, 2), (2, 5)].into_iter()), vec![2, 1, 3, 0]);
     }
 
     #[test]

@@ -45,15 +45,13 @@ impl Matchmaker {
             return matches;
         }
         let tickets = &self.waiting;
-        let mut by_rating: Vec<usize> = (0..n).collect();
-        by_rating.sort_unstable_by(|&x, &y| tickets[x].rating.total_cmp(&tickets[y].rating).then(tickets[x].id.cmp(&tickets[y].id)));
+        let by_rating: Vec<usize> = super::ordered(tickets.iter().map(|t| (super::f32_key(t.rating), t.id))).into_iter().map(|i| i as usize).collect();
         let mut slot_of = vec![0usize; n];
         for (slot, &ticket) in by_rating.iter().enumerate() {
             slot_of[ticket] = slot;
         }
         let window: Vec<f64> = tickets.iter().map(|t| self.settings().distance(now - t.joined)).collect();
-        let mut service: Vec<usize> = (0..n).collect();
-        service.sort_unstable_by(|&x, &y| tickets[x].joined.total_cmp(&tickets[y].joined).then(tickets[x].id.cmp(&tickets[y].id)));
+        let service: Vec<usize> = super::ordered(tickets.iter().map(|t| (super::f64_key(t.joined), t.id))).into_iter().map(|i| i as usize).collect();
         let mut taken = vec![false; n];
         let mut members: Vec<usize> = Vec::with_capacity(group);
         for &anchor in &service {
@@ -134,8 +132,8 @@ fn balanced_split(ratings: &[f64], team_size: usize) -> Vec<bool> {
     }
     // Greedy: strongest first, each to the team with the lower total that still has room
     // (the anchor's team is team A).
-    let mut order: Vec<usize> = (0..group).collect();
-    order.sort_by(|&x, &y| ratings[y].total_cmp(&ratings[x]).then(x.cmp(&y)));
+    // Highest rating first, ties by position (the key's order reversed, the index as the id).
+    let order: Vec<usize> = super::ordered(ratings.iter().enumerate().map(|(i, &r)| (!super::f64_key(r), i as u64))).into_iter().map(|i| i as usize).collect();
     let (mut in_a, mut sums, mut sizes) = (vec![false; group], [0.0f64; 2], [0usize; 2]);
     in_a[0] = true;
     sums[0] = ratings[0];

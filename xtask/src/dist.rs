@@ -196,7 +196,12 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
     let strip = ("CARGO_PROFILE_RELEASE_STRIP", "false");
     let mut step = Step::new(&format!("build {target} ({crate_type})"), &program)
         .args(["rustc", "--release", "--package", "ranking-elo", "--lib", "--crate-type", crate_type, "--target", &zig_target])
-        .args(["-Zbuild-std=std,panic_unwind", "--target-dir"])
+        // The standard library without its `backtrace` feature: a panic caught at the C
+        // boundary (`src/ffi/panic.rs`) still unwinds and is reported, but std no longer
+        // links a DWARF symbolizer (gimli, addr2line, miniz_oxide, rustc-demangle: about
+        // 240 KB of a shared library) to print backtraces under `RUST_BACKTRACE`, which
+        // no host of the plugin sets (see BENCHMARKS.md, "Binary sizes").
+        .args(["-Zbuild-std=std,panic_unwind", "-Zbuild-std-features=panic-unwind", "--target-dir"])
         .arg(target_dir())
         .env("RUSTC", RUSTC)
         .env("CARGO", CARGO)
