@@ -28,6 +28,11 @@ using Vector2 = RankingElo.Vector2;
 /// throws <see cref="DllNotFoundException"/> naming the binary this Editor, player or process
 /// needs and the platform, and a later call tries again (so it works once the binary is
 /// fixed).</para>
+/// <para>On Mono in a 64-bit process (the Editor, Mono players) the two tutorial methods
+/// compute in managed code with the engine's exact arithmetic, because a native call's
+/// transition alone costs Mono more than the tutorial's whole computation; the results are
+/// the native library's bits (the tests compare both). Under IL2CPP and on 32-bit Mono they
+/// call the native library.</para>
 /// </remarks>
 public static class RankingELO
 {
@@ -39,6 +44,10 @@ public static class RankingELO
     public static float GetProbabilityWinning(float ratingPlayer1, float ratingPlayer2)
     {
         PluginBinary.EnsureLoaded();
+        if (TutorialMath.Exact)
+        {
+            return TutorialMath.Probability(ratingPlayer1, ratingPlayer2);
+        }
         return Loaded.Probability(ratingPlayer1, ratingPlayer2);
     }
 
@@ -55,6 +64,12 @@ public static class RankingELO
     public static Vector2 UpdatePlayerRankings(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner)
     {
         PluginBinary.EnsureLoaded();
+        if (TutorialMath.Exact)
+        {
+            float x, y;
+            TutorialMath.Update(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner, out x, out y);
+            return new Vector2(x, y);
+        }
         return Loaded.Mirror(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner);
     }
 
