@@ -66,6 +66,7 @@ pub fn dist(only: &[String]) -> Result<(), String> {
             return Err(format!("{}: the debug file does not match the binary", platform.folder));
         }
     }
+    print_sizes();
     let tarball = package_tarball()?;
     println!("==> {}", tarball.display());
     // Every platform's debug file, each checked against the binary in the package (a dist
@@ -99,6 +100,42 @@ fn remove_other_binaries(platform: &Platform) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The record of the binaries' sizes that `tests/committed_binaries.rs` holds them to.
+const SIZES: &str = "tests/data/binary_sizes.txt";
+
+/// Prints every binary's size against its line in [`SIZES`] (the test fails above 5%; a
+/// change in size is for the person running dist to judge and record).
+fn print_sizes() {
+    let record = std::fs::read_to_string(root().join(SIZES)).unwrap_or_default();
+    let recorded = |path: &str| -> Option<u64> {
+        record.lines().filter(|l| !l.trim_start().starts_with('#')).find_map(|l| l.trim().rsplit_once(' ').filter(|(p, _)| p.trim() == path).and_then(|(_, b)| b.parse().ok()))
+    };
+    println!("==> sizes against {SIZES}:");
+    for platform in &PLATFORMS {
+        let path = platform.path();
+        if !path.is_file() {
+            continue;
+        }
+        let name = path.strip_prefix(root()).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let bytes = file_size(&path);
+        match recorded(&name) {
+            Some(limit) => {
+                #[allow(clippy::cast_precision_loss)]
+                let change = (bytes as f64 / limit as f64 - 1.0) * 100.0;
+                let note = if change > 5.0 {
+                    "  over the 5% the test allows: decide, then update the record"
+                } else if bytes != limit {
+                    "  (update the record)"
+                } else {
+                    ""
+                };
+                println!("    {name}: {bytes} bytes, recorded {limit} ({change:+.1}%){note}");
+            }
+            None => println!("    {name}: {bytes} bytes, not recorded: add `{name} {bytes}`"),
+        }
+    }
 }
 
 fn file_size(path: &Path) -> u64 {
