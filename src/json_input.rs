@@ -131,14 +131,32 @@ fn describe(value: &serde_json::Value) -> String {
 
 /// The names serde accepts at `path` of a `T` (an enum given as a name), found by offering
 /// a name that cannot exist and reading the list from serde's answer.
+///
+/// The probe is read back from its text (written in the order `from_value` would visit
+/// the `Value`) through the path-tracking deserializer that reads the input
+/// ([`read_tracked`]), not from the `Value` itself: the same answer, without a second copy
+/// of every type's deserialization code in the library.
 fn expected_names<T: DeserializeOwned>(value: &serde_json::Value, path: &str) -> Option<String> {
     let mut probe = value.clone();
     let slot = probe.pointer_mut(&pointer(path))?;
     *slot = serde_json::Value::String("\u{1}".to_owned());
-    let error = serde_json::from_value::<T>(probe).err()?.to_string();
+    let error = read_tracked::<T>(&mut serde_json::Deserializer::from_str(&probe.to_string())).err()?.into_inner().to_string();
     let names = error.split_once("unknown variant ")?.1.split_once(", expected ")?.1;
     let names = names.split(" at line ").next().unwrap_or(names);
     Some(names.replace('`', "\""))
+}
+
+/// Reads a `T` with the path of the value at fault: the one way the library deserializes
+/// configurations and saves, so that each type's deserialization code exists once in it
+/// (`serde_json::from_str` and `from_value` would instantiate it again). The caller checks
+/// the text after the value (`deserializer.end()`).
+///
+/// # Errors
+/// serde's error, with its path.
+pub(crate) fn read_tracked<T: DeserializeOwned>(
+    deserializer: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>,
+) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize(deserializer)
 }
 
 /// Checks that `value` uses objects for every record: serde would otherwise read a record

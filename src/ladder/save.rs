@@ -169,7 +169,11 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     }
     let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     crate::json_input::objects_only(&value, "pool").map_err(invalid)?;
-    let data: PoolData = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
+    // As `serde_json::from_str` reads, through the deserializer that reads configurations
+    // (the same messages; the configuration's deserialization code exists once).
+    let mut deserializer = serde_json::Deserializer::from_str(save.pool.get());
+    let data: PoolData = crate::json_input::read_tracked(&mut deserializer).map_err(|e| invalid(format!("pool: {}", plain(e.into_inner()))))?;
+    deserializer.end().map_err(|e| invalid(format!("pool: {}", plain(e))))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
     if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
         return Err(invalid("pool.offset must be a finite number within 2^55"));

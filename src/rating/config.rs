@@ -165,7 +165,7 @@ impl Config {
         let value: serde_json::Value = serde_json::from_str(json).map_err(|error| Error::InvalidJson(error.to_string()))?;
         json_input::objects_only(&value, "").map_err(Error::InvalidJson)?;
         let mut deserializer = serde_json::Deserializer::from_str(json);
-        let config: Self = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| match json_input::explain::<Self>(error, &value) {
+        let config: Self = json_input::read_tracked(&mut deserializer).map_err(|error| match json_input::explain::<Self>(error, &value) {
             json_input::Explained { message, unknown_field: true } => Error::UnknownJsonField(message),
             json_input::Explained { message, unknown_field: false } => Error::InvalidJson(message),
         })?;

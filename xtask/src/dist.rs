@@ -40,6 +40,8 @@ const IOS_SIMULATOR_MIN: &str = "14.0";
 /// The glibc floor of the Linux libraries (Unity's Linux Editor supports Ubuntu 18.04+
 /// and older enterprise distributions; 2.17 is CentOS 7's).
 const GLIBC_FLOOR: &str = "2.17";
+/// The standard library's packages built for size (`build_target`).
+const STD_FOR_SIZE: [&str; 3] = ["core", "alloc", "std"];
 /// Debian packages the builds need.
 pub const DIST_PACKAGES: [&str; 8] = ["rustc-web", "cargo-web", "rust-web-src", "gcc-mingw-w64-x86-64", "llvm-22", "clang-22", "lld-22", "python3-pip"];
 
@@ -64,6 +66,7 @@ pub fn dist(only: &[String]) -> Result<(), String> {
             return Err(format!("{}: the debug file does not match the binary", platform.folder));
         }
     }
+    print_sizes();
     let tarball = package_tarball()?;
     println!("==> {}", tarball.display());
     // Every platform's debug file, each checked against the binary in the package (a dist
@@ -97,6 +100,42 @@ fn remove_other_binaries(platform: &Platform) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The record of the binaries' sizes that `tests/committed_binaries.rs` holds them to.
+const SIZES: &str = "tests/data/binary_sizes.txt";
+
+/// Prints every binary's size against its line in [`SIZES`] (the test fails above 5%; a
+/// change in size is for the person running dist to judge and record).
+fn print_sizes() {
+    let record = std::fs::read_to_string(root().join(SIZES)).unwrap_or_default();
+    let recorded = |path: &str| -> Option<u64> {
+        record.lines().filter(|l| !l.trim_start().starts_with('#')).find_map(|l| l.trim().rsplit_once(' ').filter(|(p, _)| p.trim() == path).and_then(|(_, b)| b.parse().ok()))
+    };
+    println!("==> sizes against {SIZES}:");
+    for platform in &PLATFORMS {
+        let path = platform.path();
+        if !path.is_file() {
+            continue;
+        }
+        let name = path.strip_prefix(root()).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let bytes = file_size(&path);
+        match recorded(&name) {
+            Some(limit) => {
+                #[allow(clippy::cast_precision_loss)]
+                let change = (bytes as f64 / limit as f64 - 1.0) * 100.0;
+                let note = if change > 5.0 {
+                    "  over the 5% the test allows: decide, then update the record"
+                } else if bytes != limit {
+                    "  (update the record)"
+                } else {
+                    ""
+                };
+                println!("    {name}: {bytes} bytes, recorded {limit} ({change:+.1}%){note}");
+            }
+            None => println!("    {name}: {bytes} bytes, not recorded: add `{name} {bytes}`"),
+        }
+    }
 }
 
 fn file_size(path: &Path) -> u64 {
@@ -191,7 +230,10 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
     };
     let program: PathBuf = if platform.kind == Kind::ZigShared { zigbuild() } else { PathBuf::from(CARGO) };
     // Line tables in every build: `symbols::split` moves them into the debug files.
-    let mut rustflags = vec![format!("-Cdebuginfo={}", crate::symbols::DEBUGINFO)];
+    // No file names, lines and columns of panics and `#[track_caller]` in the binary
+    // (about 21 KB): the message a caught panic records never showed them, and the debug
+    // files locate any address.
+    let mut rustflags = vec![format!("-Cdebuginfo={}", crate::symbols::DEBUGINFO), "-Zlocation-detail=none".to_owned()];
     // We strip, after keeping the debug information apart (`symbols.rs`).
     let strip = ("CARGO_PROFILE_RELEASE_STRIP", "false");
     let mut step = Step::new(&format!("build {target} ({crate_type})"), &program)
@@ -201,7 +243,14 @@ fn build_target(platform: &Platform, target: &str) -> Result<PathBuf, String> {
         // links a DWARF symbolizer (gimli, addr2line, miniz_oxide, rustc-demangle: about
         // 240 KB of a shared library) to print backtraces under `RUST_BACKTRACE`, which
         // no host of the plugin sets (see BENCHMARKS.md, "Binary sizes").
-        .args(["-Zbuild-std=std,panic_unwind", "-Zbuild-std-features=panic-unwind", "--target-dir"])
+        .args(["-Zbuild-std=std,panic_unwind", "-Zbuild-std-features=panic-unwind"])
+        // The standard library compiled for size, as the JSON crates are (Cargo.toml): its
+        // own code is formatting, panics and I/O (about 18 KB smaller); what the engine
+        // uses of it is generic (slices, sorting, collections) and compiled in the engine,
+        // at opt-level 3. (These packages exist only in a `-Zbuild-std` build, so the
+        // setting is here, not in Cargo.toml.)
+        .args(STD_FOR_SIZE.iter().flat_map(|package| ["--config".to_owned(), format!("profile.release.package.{package}.opt-level=\"z\"")]))
+        .arg("--target-dir")
         .arg(target_dir())
         .env("RUSTC", RUSTC)
         .env("CARGO", CARGO)
