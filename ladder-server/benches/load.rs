@@ -12,7 +12,8 @@
 //! [reports] [leaderboard] [players=N]` (`postgres`: only PostgreSQL; `empty`: only on an
 //! empty journal; `reports`: only the reports; `leaderboard`: only the reads). `annul
 //! [matches=N]`: a SQLite ladder of 100,000 players and N (1,000,000) reported matches, then
-//! the time to annul its first match and its last.
+//! the time to annul its first match and its last. `season-end [players=N]`: a season end of
+//! a SQLite ladder of N (300,000) players while a client reports to another ladder.
 //! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
 //! before/after comparison in one session): it needs only `serve --listen --database
 //! --rate-limit` and `keys create`.
@@ -314,6 +315,75 @@ fn annul_far_back(players: u64, matches: u64) {
     }
 }
 
+/// A season end of a SQLite ladder of `players` players (written straight into the
+/// database, as [`leaderboard`] does) while one client reports matches to another ladder,
+/// one after another: the season end's time and how long those reports waited.
+fn season_end_stall(players: u64) {
+    let dir = TempDir::new("bench-season");
+    let database = helpers::database(Backend::Sqlite, &dir);
+    let server = server(&database, &[]);
+    let admin = prepare(&database, &[&server], "big");
+    let (status, text) = Connection::open(&server.address).request("PUT", "/v1/ladders/small", &admin, RULES);
+    assert_eq!(status, 201, "{text}");
+    let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
+    let path = database.strip_prefix("sqlite://").expect("sqlite path");
+    let connection = rusqlite::Connection::open(path).expect("open");
+    let buckets = connection.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'rank_control'", [], |r| r.get::<_, i64>(0)).expect("schema") == 1;
+    let uniform = "((abs(random()) % 1000000) / 1000000.0 - 0.5)";
+    connection
+        .execute_batch(&format!(
+            "BEGIN; {bulk} WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {players}) \
+             INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
+             round((1500 + 400 * ({uniform} + {uniform} + {uniform} + {uniform})) * 1024) / 1024.0, 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; \
+             UPDATE ladders SET players = (SELECT count(*) FROM players WHERE players.ladder_id = ladders.id); {recount} COMMIT; ANALYZE;",
+            bulk = if buckets { "UPDATE rank_control SET bulk = 1;" } else { "" },
+            recount = if buckets {
+                "INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                 SELECT ladder_id, 0, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                 INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                 SELECT ladder_id, 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                 UPDATE rank_control SET bulk = 0;"
+            } else {
+                ""
+            },
+        ))
+        .expect("seed");
+    let done = Arc::new(AtomicBool::new(false));
+    let reporter = {
+        let (address, key, done) = (server.address.clone(), admin.clone(), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut connection = Connection::open(&address);
+            let mut waits = Vec::new();
+            let mut i = 0;
+            while !done.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                let body = format!(r#"{{"id":"s{i}","a":"x{}","b":"y{}","score_a":1}}"#, i % 10, i % 7);
+                let (status, text) = connection.request("POST", "/v1/ladders/small/matches", &key, &body);
+                assert_eq!(status, 200, "{text}");
+                waits.push(started.elapsed());
+                i += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            waits
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let (status, text) = Connection::open(&server.address).request("POST", "/v1/ladders/big/seasons/end", &admin, r#"{"id":"end-1"}"#);
+    let took = started.elapsed().as_secs_f64();
+    assert_eq!(status, 200, "{text}");
+    done.store(true, Ordering::Relaxed);
+    let mut waits = reporter.join().expect("reporter");
+    waits.sort_unstable();
+    println!(
+        "| SQLite, {players} players | season end {took:.1} s | {} reports to another ladder meanwhile: p50 {:.1} ms, p99 {:.1} ms, longest {:.1} ms |",
+        waits.len(),
+        percentile(&waits, 0.5),
+        percentile(&waits, 0.99),
+        waits.last().map_or(0.0, |w| w.as_secs_f64() * 1000.0)
+    );
+}
+
 /// Each path read once, in order, on one connection: p50 and p99 in milliseconds.
 fn time_paths(address: &str, key: &str, paths: &[String]) -> (f64, f64) {
     let mut connection = Connection::open(address);
@@ -385,6 +455,12 @@ fn main() {
     if args.iter().any(|a| a == "annul") {
         let matches: u64 = args.iter().find_map(|a| a.strip_prefix("matches=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
         annul_far_back(100_000, matches);
+        return;
+    }
+    // `season-end [players=N]`: only a SQLite season end beside another ladder's reports.
+    if args.iter().any(|a| a == "season-end") {
+        let players: u64 = args.iter().find_map(|a| a.strip_prefix("players=").and_then(|n| n.parse().ok())).unwrap_or(300_000);
+        season_end_stall(players);
         return;
     }
     // `empty`: PostgreSQL on an empty journal only (a quicker comparison).

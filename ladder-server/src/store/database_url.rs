@@ -11,6 +11,14 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 32;
 /// Committer tasks per server process, unless configured (`--committers`).
 pub const DEFAULT_COMMITTERS: usize = 2;
 
+/// SQLite: players per writer transaction of a season end or decay (`event_step`). A ladder
+/// with more players has its event applied in steps, between which other ladders' writes go
+/// on, so none of them waits for more than one step.
+pub const DEFAULT_EVENT_STEP: usize = 2_500;
+
+/// The largest `event_step` accepted.
+pub const MAX_EVENT_STEP: usize = 10_000_000;
+
 /// How the connection to PostgreSQL is protected (libpq's `sslmode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsMode {
@@ -95,6 +103,9 @@ pub enum DatabaseUrl {
         path: String,
         /// `FULL` (default) or `NORMAL`.
         full_sync: bool,
+        /// Players per writer transaction of a season end or decay of a larger ladder
+        /// (`event_step=N`, [`DEFAULT_EVENT_STEP`] by default).
+        event_step: usize,
     },
     /// PostgreSQL.
     Postgres(Box<PgSettings>),
@@ -138,12 +149,22 @@ impl DatabaseUrl {
             if path.is_empty() {
                 return Err(format!("{url}: sqlite://PATH needs a file path"));
             }
-            let full_sync = match query {
-                "" | "synchronous=full" => true,
-                "synchronous=normal" => false,
-                other => return Err(format!("{url}: unknown option {other:?} (sqlite://PATH?synchronous=full or normal)")),
-            };
-            Ok(Self::Sqlite { path: path.to_owned(), full_sync })
+            let (mut full_sync, mut event_step) = (true, DEFAULT_EVENT_STEP);
+            for option in query.split('&').filter(|o| !o.is_empty()) {
+                match option.split_once('=') {
+                    Some(("synchronous", "full")) => full_sync = true,
+                    Some(("synchronous", "normal")) => full_sync = false,
+                    Some(("event_step", n)) => {
+                        event_step = n
+                            .parse()
+                            .ok()
+                            .filter(|n| (1..=MAX_EVENT_STEP).contains(n))
+                            .ok_or_else(|| format!("{url}: event_step={n} is not a number of players from 1 to {MAX_EVENT_STEP}"))?;
+                    }
+                    _ => return Err(format!("{url}: unknown option {option:?} (sqlite://PATH?synchronous=full|normal&event_step=PLAYERS)")),
+                }
+            }
+            Ok(Self::Sqlite { path: path.to_owned(), full_sync, event_step })
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             parse_postgres(url, passwords).map(|settings| Self::Postgres(Box::new(settings)))
         } else {
@@ -155,7 +176,20 @@ impl DatabaseUrl {
     #[must_use]
     pub fn redacted(&self) -> String {
         match self {
-            Self::Sqlite { path, full_sync } => format!("sqlite://{path}{}", if *full_sync { "" } else { "?synchronous=normal" }),
+            Self::Sqlite { path, full_sync, event_step } => {
+                let mut options = Vec::new();
+                if !*full_sync {
+                    options.push("synchronous=normal".to_owned());
+                }
+                if *event_step != DEFAULT_EVENT_STEP {
+                    options.push(format!("event_step={event_step}"));
+                }
+                if options.is_empty() {
+                    format!("sqlite://{path}")
+                } else {
+                    format!("sqlite://{path}?{}", options.join("&"))
+                }
+            }
             Self::Postgres(settings) => settings.redacted.clone(),
         }
     }
@@ -280,6 +314,22 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sqlite_options() {
+        let options = |url: &str| match DatabaseUrl::parse(url).unwrap() {
+            DatabaseUrl::Sqlite { path, full_sync, event_step } => (path, full_sync, event_step),
+            DatabaseUrl::Postgres(_) => unreachable!(),
+        };
+        assert_eq!(options("sqlite://l.db"), ("l.db".to_owned(), true, DEFAULT_EVENT_STEP));
+        assert_eq!(options("sqlite://l.db?synchronous=normal&event_step=500"), ("l.db".to_owned(), false, 500));
+        assert_eq!(options("sqlite://l.db?event_step=7&synchronous=full"), ("l.db".to_owned(), true, 7));
+        assert_eq!(DatabaseUrl::parse("sqlite://l.db?event_step=7&synchronous=normal").unwrap().redacted(), "sqlite://l.db?synchronous=normal&event_step=7");
+        assert_eq!(DatabaseUrl::parse("sqlite://l.db?synchronous=full").unwrap().redacted(), "sqlite://l.db");
+        for bad in ["sqlite://l.db?event_step=0", "sqlite://l.db?event_step=x", "sqlite://l.db?event_step=10000001", "sqlite://l.db?sync=1", "sqlite://l.db?synchronous=off"] {
+            assert!(DatabaseUrl::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn passwords_are_never_shown() {

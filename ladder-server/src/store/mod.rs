@@ -287,9 +287,9 @@ pub trait LadderStore: Send + Sync {
 /// The database cannot be opened or migrated (the message never shows a password).
 pub async fn open(url: &DatabaseUrl) -> Result<Store, String> {
     match url {
-        DatabaseUrl::Sqlite { path, full_sync } => {
-            let (path, full_sync) = (path.clone(), *full_sync);
-            let store = tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, full_sync)).await.map_err(|e| e.to_string())??;
+        DatabaseUrl::Sqlite { path, full_sync, event_step } => {
+            let (path, full_sync, event_step) = (path.clone(), *full_sync, *event_step);
+            let store = tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, full_sync, event_step)).await.map_err(|e| e.to_string())??;
             Ok(Arc::new(store))
         }
         DatabaseUrl::Postgres(settings) => Ok(Arc::new(postgres::PgStore::open((**settings).clone()).await?)),

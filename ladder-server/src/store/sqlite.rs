@@ -25,10 +25,11 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../migrations/sqlite/0003_rank_buckets.sql"),
+    include_str!("../../migrations/sqlite/0004_staged_events.sql"),
 ];
 
 /// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
@@ -107,6 +108,11 @@ pub struct SqliteStore {
     readers: Mutex<Vec<Connection>>,
     path: String,
     busy: Arc<AtomicUsize>,
+    /// Players per step of a season end or decay (see [`SqliteStore::staged_event`]).
+    event_step: usize,
+    /// Each ladder's gate: every read and write of the ladder holds it shared; a season end
+    /// or decay applied in steps holds it exclusively, so nothing sees it half done.
+    gates: Mutex<HashMap<i64, Arc<tokio::sync::RwLock<()>>>>,
 }
 
 fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
@@ -138,23 +144,167 @@ impl SqliteStore {
     ///
     /// # Errors
     /// The file cannot be opened or migrated.
-    pub fn open(path: &str, full_sync: bool) -> Result<Self, String> {
+    pub fn open(path: &str, full_sync: bool, event_step: usize) -> Result<Self, String> {
         let describe = |e: rusqlite::Error| format!("sqlite://{path}: {e}");
         let mut writer = connect(path, full_sync).map_err(describe)?;
         migrate(&mut writer).map_err(describe)?;
         writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
-        match chain_everything(&writer) {
-            Ok(()) => writer.execute_batch("COMMIT").map_err(describe)?,
+        // Events a stopped server left half applied are undone before anything is read or
+        // chained (their journal entries were never chained).
+        match undo_unfinished_events(&writer, None).and_then(|undone| chain_everything(&writer).map(|()| undone)) {
+            Ok(undone) => {
+                writer.execute_batch("COMMIT").map_err(describe)?;
+                if undone > 0 {
+                    tracing::warn!(undone, "undid season ends or decay left unfinished by a stopped server");
+                }
+            }
             Err(error) => {
                 let _ = writer.execute_batch("ROLLBACK");
-                return Err(format!("sqlite://{path}: chaining the journal: {}", error.message));
+                return Err(format!("sqlite://{path}: undoing unfinished events and chaining the journal: {}", error.message));
             }
         }
         let (sender, receiver) = mpsc::channel::<Job>();
         let busy = Arc::new(AtomicUsize::new(0));
         let writer_busy = Arc::clone(&busy);
         std::thread::Builder::new().name("elo-ladder-sqlite-writer".into()).spawn(move || write_loop(&writer, &receiver, &writer_busy)).map_err(|e| e.to_string())?;
-        Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned(), busy })
+        Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned(), busy, event_step, gates: Mutex::new(HashMap::new()) })
+    }
+
+    /// The ladder's gate (see [`SqliteStore::gates`]).
+    fn gate(&self, ladder: i64) -> Result<Arc<tokio::sync::RwLock<()>>, ApiError> {
+        let mut gates = self.gates.lock().map_err(|_| ApiError::internal("ladder gates poisoned"))?;
+        Ok(Arc::clone(gates.entry(ladder).or_default()))
+    }
+
+    /// [`Self::read`] of one ladder, after any event being applied to it in steps.
+    async fn read_ladder<T: Send + 'static>(&self, ladder: i64, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+        let gate = self.gate(ladder)?;
+        let _shared = gate.read().await;
+        self.read(work).await
+    }
+
+    /// [`Self::write`] to one ladder, after any event being applied to it in steps.
+    async fn write_ladder<T: Send + 'static>(&self, ladder: i64, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+        let gate = self.gate(ladder)?;
+        let _shared = gate.read().await;
+        self.write(work).await
+    }
+
+    /// A season end or decay: in one writer transaction for a ladder of at most
+    /// [`Self::event_step`] players, else in steps ([`Self::staged_event`]).
+    async fn event(&self, ladder: Arc<Ladder>, request: EventRequest) -> Result<String, ApiError> {
+        let id = ladder.id;
+        let players: i64 = self.read(move |c| Ok(c.prepare_cached("SELECT players FROM ladders WHERE id = ?1")?.query_row([id], |r| r.get(0))?)).await?;
+        if usize::try_from(players).unwrap_or(usize::MAX) <= self.event_step {
+            return self.write_ladder(id, move |c| ladder_event(c, &ladder, &request)).await;
+        }
+        self.staged_event(ladder, request).await
+    }
+
+    /// A season end or decay of a large ladder, in steps of [`Self::event_step`] players,
+    /// each its own writer transaction: other ladders' writes go on between them, so none
+    /// waits for more than one step. The ladder's own reads and writes wait at its gate,
+    /// held exclusively throughout, and see it before or after, never half done.
+    ///
+    /// The ladder is read and run through the engine on a reader connection; then a first
+    /// step writes the journal entry (not chained yet) and an `event_progress` row, each step
+    /// saves the rows it changes in `event_undo` and writes their new states, history lines
+    /// and standings, and the last step writes the ladder's own row and chains the entry. A
+    /// step that fails, or a server that stops, leaves the `event_progress` row: the event is
+    /// undone (at once, or when the server starts again), and a retry with the same id
+    /// applies it afresh.
+    async fn staged_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> Result<String, ApiError> {
+        let exclusive = self.gate(ladder.id)?.write_owned().await;
+        let prepared = {
+            let (ladder, request) = (Arc::clone(&ladder), request.clone());
+            self.read(move |c| prepare_event(c, &ladder, &request)).await?
+        };
+        let event: Arc<PreparedEvent> = match prepared {
+            Prepared::Answer(answer) => return Ok(answer),
+            Prepared::Event(event) => Arc::from(event),
+        };
+        let ladder_id = ladder.id;
+        let begin = {
+            let (event, id) = (Arc::clone(&event), request.id.clone());
+            self.write(move |c| {
+                let seq = append_journal(c, &event_entry(ladder_id, &id, &event))?;
+                c.execute("INSERT INTO event_progress (ladder_id, seq, season) VALUES (?1, ?2, ?3)", params![ladder_id, seq, event.season])?;
+                Ok(seq)
+            })
+            .await
+        };
+        let seq = begin?;
+        let outcome = &event.outcome;
+        let step = self.event_step;
+        let steps = outcome.writes.len().max(outcome.history.len()).max(outcome.standings.len()).div_ceil(step);
+        let season_end = request.event == LadderEvent::SeasonEnd;
+        let mut result = Ok(());
+        for k in 0..steps {
+            let event = Arc::clone(&event);
+            let range = move |len: usize| (k * step).min(len)..((k + 1) * step).min(len);
+            let written = self
+                .write(move |c| {
+                    let outcome = &event.outcome;
+                    let save =
+                        format!("INSERT INTO event_undo (seq, player_id, {columns}) SELECT ?1, id, {columns} FROM players WHERE id = ?2", columns = STATE_COLUMNS.join(", "));
+                    let mut save = c.prepare_cached(&save)?;
+                    for (id, state) in &outcome.writes[range(outcome.writes.len())] {
+                        save.execute(params![seq, id])?;
+                        write_player(c, *id, state)?;
+                    }
+                    write_event_history(c, ladder_id, seq, &outcome.history[range(outcome.history.len())])?;
+                    if season_end {
+                        write_standings(c, ladder_id, event.season, &outcome.standings[range(outcome.standings.len())])?;
+                    }
+                    Ok(())
+                })
+                .await;
+            if let Err(error) = written {
+                result = Err(error);
+                break;
+            }
+        }
+        if result.is_ok() {
+            let event = Arc::clone(&event);
+            let kind = request.event;
+            result = self
+                .write(move |c| {
+                    finish_event(c, ladder_id, seq, kind, &event)?;
+                    chain_ladder(c, ladder_id)?;
+                    c.execute("DELETE FROM event_progress WHERE ladder_id = ?1", [ladder_id])?;
+                    Ok(())
+                })
+                .await;
+        }
+        if let Err(error) = result {
+            // Put the ladder back as it was before the event opens it again; if even that
+            // fails the ladder stays closed (its requests time out) until the server starts
+            // again and undoes it.
+            if self.write(move |c| undo_unfinished_events(c, Some(ladder_id)).map(|_| ())).await.is_err() {
+                tracing::error!(ladder = %ladder.name, "a season end or decay failed half way and could not be undone; the ladder stays closed until the server restarts");
+                std::mem::forget(exclusive);
+            }
+            return Err(error);
+        }
+        drop(exclusive);
+        // The saved rows are not needed any more: removed in steps too.
+        loop {
+            match self
+                .write(move |c| {
+                    Ok(c.prepare_cached("DELETE FROM event_undo WHERE seq = ?1 AND player_id IN (SELECT player_id FROM event_undo WHERE seq = ?1 LIMIT ?2)")?
+                        .execute(params![seq, i64::try_from(step).unwrap_or(i64::MAX)])?)
+                })
+                .await
+            {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::warn!(%error, "the saved rows of a finished season end or decay were not removed (the server removes them when it starts)");
+                    break;
+                }
+            }
+        }
+        Ok(event_response(seq, &request.id, &event.outcome.results))
     }
 
     /// Runs `work` in the writer's next transaction; the result comes back after the commit.
@@ -229,12 +379,12 @@ impl LadderStore for SqliteStore {
     }
 
     fn report(&self, ladder: Arc<Ladder>, request: MatchRequest) -> StoreFuture<'_, String> {
-        Box::pin(self.write(move |c| report(c, &ladder, &request)))
+        Box::pin(self.write_ladder(ladder.id, move |c| report(c, &ladder, &request)))
     }
 
     fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
         let (ladder_id, name) = (ladder.id, name.to_owned());
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let offset = stored_offset(c, ladder_id)?;
             let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 AND name = ?2");
             let mut statement = c.prepare_cached(&sql)?;
@@ -250,7 +400,7 @@ impl LadderStore for SqliteStore {
 
     fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
         let ladder_id = ladder.id;
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let zero_sum_offset = stored_offset(c, ladder_id)?;
             // The top from the index; a deeper page from the bucket holding its first line, so
             // the index skips at most one quarter point's players (see [`ranks`]).
@@ -278,7 +428,7 @@ impl LadderStore for SqliteStore {
     fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
         let id = ladder.id;
         let kind = kind.map(str::to_owned);
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(id, move |c| {
             // The sizes first (one more than asked, to know whether more exist), then only
             // the entries that fit on the page.
             let sizes: Vec<(i64, i64)> = match &kind {
@@ -325,7 +475,7 @@ impl LadderStore for SqliteStore {
     fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
         let id = ladder.id;
         let kind = kind.map(str::to_owned);
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(id, move |c| {
             // As `journal`, downwards: the sizes of the newest entries below `before` (one
             // more than asked), then the entries that fit, between the newest and the oldest
             // of them (an entry committed in between is above that range).
@@ -372,14 +522,14 @@ impl LadderStore for SqliteStore {
     }
 
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
-        Box::pin(self.write(move |c| ladder_event(c, &ladder, &request)))
+        Box::pin(self.event(ladder, request))
     }
 
     fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>> {
         let only = only.map(str::to_owned);
         Box::pin(self.read(move |c| {
             let mut statement = c.prepare_cached(
-                "SELECT l.name, l.players, l.season, (SELECT coalesce(max(j.seq), 0) FROM journal j WHERE j.ladder_id = l.id), \
+                "SELECT l.name, l.players, l.season, coalesce((SELECT j.seq FROM journal j WHERE j.ladder_id = l.id AND j.hash IS NOT NULL ORDER BY j.seq DESC LIMIT 1), 0), \
                  l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config FROM ladders l \
                  WHERE ?1 IS NULL OR l.name = ?1 ORDER BY l.name",
             )?;
@@ -400,7 +550,7 @@ impl LadderStore for SqliteStore {
 
     fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>> {
         let (ladder_id, player) = (ladder.id, player.to_owned());
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, player], |r| r.get(0)).optional()?;
             let Some(id) = id else {
                 return Ok(None);
@@ -427,7 +577,7 @@ impl LadderStore for SqliteStore {
 
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         let (ladder_id, player) = (ladder.id, player.to_owned());
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let found: Option<(i64, f64)> = c
                 .prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?
                 .query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -487,7 +637,8 @@ impl LadderStore for SqliteStore {
 
     fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()> {
         let (id, config_json) = (ladder.id, config_json.to_owned());
-        Box::pin(self.write(move |c| {
+        // After a season end under way, which brings in the next rules it found.
+        Box::pin(self.write_ladder(id, move |c| {
             c.execute("UPDATE ladders SET next_config = ?2 WHERE id = ?1", params![id, config_json])?;
             Ok(())
         }))
@@ -535,7 +686,7 @@ impl LadderStore for SqliteStore {
 
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         let player = player.to_owned();
-        Box::pin(self.write(move |c| {
+        Box::pin(self.write_ladder(ladder.id, move |c| {
             let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder.id, player], |r| r.get(0)).optional()?;
             let Some(id) = id else {
                 return Ok(None);
@@ -580,7 +731,7 @@ impl LadderStore for SqliteStore {
 
     fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>> {
         let ladder_id = ladder.id;
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let mut statement = c.prepare(RANK_MISMATCHES)?;
             let rows = statement.query_map([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -589,7 +740,7 @@ impl LadderStore for SqliteStore {
 
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
         let ladder_id = ladder.id;
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(ladder_id, move |c| {
             let offset = stored_offset(c, ladder_id)?;
             let mut statement = c.prepare(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 ORDER BY id"))?;
             let mut rows = statement.query([ladder_id])?;
@@ -602,12 +753,12 @@ impl LadderStore for SqliteStore {
     }
 
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
-        Box::pin(self.write(move |c| amend(c, &ladder, &request)))
+        Box::pin(self.write_ladder(ladder.id, move |c| amend(c, &ladder, &request)))
     }
 
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
         let id = ladder.id;
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(id, move |c| {
             let mut statement = c.prepare_cached("SELECT season, ended, players, seq FROM seasons WHERE ladder_id = ?1 ORDER BY season")?;
             let rows = statement.query_map([id], |r| Ok(SeasonSummary { season: r.get(0)?, ended: r.get(1)?, players: r.get(2)?, seq: r.get(3)? }))?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -616,7 +767,7 @@ impl LadderStore for SqliteStore {
 
     fn season_standings<'a>(&'a self, ladder: &'a Ladder, season: i64, limit: i64, offset: i64) -> StoreFuture<'a, Option<Vec<StandingView>>> {
         let id = ladder.id;
-        Box::pin(self.read(move |c| {
+        Box::pin(self.read_ladder(id, move |c| {
             let ended: Option<i64> =
                 c.prepare_cached("SELECT season FROM seasons WHERE ladder_id = ?1 AND season = ?2")?.query_row(params![id, season], |r| r.get(0)).optional()?;
             if ended.is_none() {
@@ -944,13 +1095,34 @@ fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<Str
     Ok(model::match_response(seq, &results))
 }
 
-/// A season end or decay in the writer's transaction: every player of the ladder through
-/// the engine's pool, the changed rows written, a season's standings kept.
-fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Result<String, ApiError> {
+/// A season end or decay worked out from the ladder as stored, not yet written.
+struct PreparedEvent {
+    /// The journal entry's kind and inputs.
+    kind: &'static str,
+    inputs: String,
+    /// The rules the season end brings in, when the next season has others.
+    next_config: Option<String>,
+    /// The ladder's season when the event began.
+    season: i64,
+    /// When it happened.
+    now: f64,
+    outcome: crate::events::EventOutcome,
+}
+
+/// What [`prepare_event`] found.
+enum Prepared {
+    /// The id is in the journal already: its answer (or a refusal).
+    Answer(String),
+    /// The event to write.
+    Event(Box<PreparedEvent>),
+}
+
+/// Reads the ladder and runs the event through the engine's pool: what to write.
+fn prepare_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Result<Prepared, ApiError> {
     let kind = request.event.kind();
     if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
         // The same event when the kind is the same (its inputs record what it found then).
-        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &stored_inputs, || event_response(seq, &request.id, &results));
+        return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &stored_inputs, || event_response(seq, &request.id, &results)).map(Prepared::Answer);
     }
     let now = model::now();
     let (decayed_through, season, config, next_config): (Option<f64>, i64, String, Option<String>) =
@@ -970,40 +1142,106 @@ fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Resu
         }
     }
     let outcome = run_event(&EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, zero_sum, decayed_through, now, season)?;
-    drop(rows);
+    Ok(Prepared::Event(Box::new(PreparedEvent { kind, inputs, next_config, season, now, outcome })))
+}
+
+/// A season end or decay in the writer's transaction: every player of the ladder through
+/// the engine's pool, the changed rows written, a season's standings kept.
+fn ladder_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Result<String, ApiError> {
+    let event = match prepare_event(c, ladder, request)? {
+        Prepared::Answer(answer) => return Ok(answer),
+        Prepared::Event(event) => event,
+    };
     bulk_rank_writes(c)?;
-    for (id, state) in &outcome.writes {
+    for (id, state) in &event.outcome.writes {
         write_player(c, *id, state)?;
     }
     recount(c, ladder.id)?;
+    let seq = append_journal(c, &event_entry(ladder.id, &request.id, &event))?;
+    chain_ladder(c, ladder.id)?;
+    write_event_history(c, ladder.id, seq, &event.outcome.history)?;
+    if request.event == LadderEvent::SeasonEnd {
+        write_standings(c, ladder.id, event.season, &event.outcome.standings)?;
+    }
+    finish_event(c, ladder.id, seq, request.event, &event)?;
+    Ok(event_response(seq, &request.id, &event.outcome.results))
+}
+
+/// The journal entry of an event.
+fn event_entry<'a>(ladder: i64, id: &'a str, event: &'a PreparedEvent) -> NewEntry<'a> {
+    NewEntry { ladder, id, kind: event.kind, inputs: &event.inputs, time: event.now, joined: "[]".to_owned(), results: event.outcome.results.clone() }
+}
+
+/// The history lines of an event's changed players.
+fn write_event_history(c: &Connection, ladder_id: i64, seq: i64, history: &[(i64, f32, f32)]) -> Result<(), ApiError> {
+    let mut insert = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for (player, before, after) in history {
+        insert.execute(params![player, seq, ladder_id, f64::from(*before), f64::from(*after)])?;
+    }
+    Ok(())
+}
+
+/// A season's final standings (read only once its `seasons` row exists).
+fn write_standings(c: &Connection, ladder_id: i64, season: i64, standings: &[crate::events::Standing]) -> Result<(), ApiError> {
+    let mut insert = c.prepare_cached(
+        "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for s in standings {
+        insert.execute(params![ladder_id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
+    }
+    Ok(())
+}
+
+/// The ladder's own row after an event: its zero-sum numbers, how far decay has run and,
+/// for a season end, the season's row, the next season's number and rules.
+fn finish_event(c: &Connection, ladder_id: i64, seq: i64, event_kind: LadderEvent, event: &PreparedEvent) -> Result<(), ApiError> {
     // Written whether or not the rules now have a total: reads apply the offset as stored,
     // so a ladder whose season end drops its total keeps 0.
-    let (offset, sum) = outcome.zero_sum.map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
-    c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
-    c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, outcome.decayed_through])?;
-    let seq = append_journal(c, &NewEntry { ladder: ladder.id, id: &request.id, kind, inputs: &inputs, time: now, joined: "[]".to_owned(), results: outcome.results.clone() })?;
-    chain_ladder(c, ladder.id)?;
-    let mut history = c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for (player, before, after) in &outcome.history {
-        history.execute(params![player, seq, ladder.id, f64::from(*before), f64::from(*after)])?;
-    }
-    if request.event == crate::events::LadderEvent::SeasonEnd {
+    let (offset, sum) = event.outcome.zero_sum.map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
+    c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder_id, offset, sum])?;
+    c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder_id, event.outcome.decayed_through])?;
+    if event_kind == LadderEvent::SeasonEnd {
         c.execute(
             "INSERT INTO seasons (ladder_id, season, ended, players, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![ladder.id, season, now, i64::try_from(outcome.standings.len()).unwrap_or(i64::MAX), seq],
+            params![ladder_id, event.season, event.now, i64::try_from(event.outcome.standings.len()).unwrap_or(i64::MAX), seq],
         )?;
-        let mut insert = c.prepare_cached(
-            "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )?;
-        for s in &outcome.standings {
-            insert.execute(params![ladder.id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
-        }
-        c.execute("UPDATE ladders SET season = season + 1 WHERE id = ?1", [ladder.id])?;
-        if let Some(next) = &next_config {
-            c.execute("UPDATE ladders SET config = ?2, next_config = NULL WHERE id = ?1", params![ladder.id, next])?;
+        c.execute("UPDATE ladders SET season = season + 1 WHERE id = ?1", [ladder_id])?;
+        if let Some(next) = &event.next_config {
+            c.execute("UPDATE ladders SET config = ?2, next_config = NULL WHERE id = ?1", params![ladder_id, next])?;
         }
     }
-    Ok(event_response(seq, &request.id, &outcome.results))
+    Ok(())
+}
+
+/// Undoes the steps of every event that did not finish (the server stopped, or a step
+/// failed): each changed player row back as it was, the event's journal entry, history
+/// lines and standings deleted, then the saved rows of finished events. In the caller's
+/// transaction; the rank buckets follow the restored ratings through their triggers.
+/// `only`: the events of one ladder (the others' may still be under way).
+fn undo_unfinished_events(c: &Connection, only: Option<i64>) -> Result<usize, ApiError> {
+    let unfinished: Vec<(i64, i64, i64)> = c
+        .prepare("SELECT ladder_id, seq, season FROM event_progress WHERE ?1 IS NULL OR ladder_id = ?1")?
+        .query_map([only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let sets: Vec<String> = STATE_COLUMNS.iter().map(|column| format!("{column} = u.{column}")).collect();
+    let restore = format!("UPDATE players SET {} FROM event_undo u WHERE u.seq = ?1 AND players.id = u.player_id", sets.join(", "));
+    for (ladder_id, seq, season) in &unfinished {
+        c.execute(&restore, [seq])?;
+        c.execute("DELETE FROM player_entries WHERE seq = ?1", [seq])?;
+        c.execute(
+            "DELETE FROM season_records WHERE ladder_id = ?1 AND season = ?2 AND NOT EXISTS (SELECT 1 FROM seasons WHERE ladder_id = ?1 AND season = ?2)",
+            params![ladder_id, season],
+        )?;
+        c.execute("DELETE FROM journal WHERE seq = ?1 AND ladder_id = ?2 AND hash IS NULL", params![seq, ladder_id])?;
+        c.execute("DELETE FROM event_progress WHERE ladder_id = ?1", [ladder_id])?;
+        c.execute("DELETE FROM event_undo WHERE seq = ?1", [seq])?;
+    }
+    if only.is_none() {
+        // The saved rows of events that finished (removed after them, unless the server
+        // stopped first).
+        c.execute("DELETE FROM event_undo", [])?;
+    }
+    Ok(unfinished.len())
 }
 
 /// An annulment or correction in the writer's transaction: the match marked, every state
@@ -1072,7 +1310,8 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         after = last;
         let changes = rebuild.page(&entries, target.seq, &ids)?;
         rerated += changes.rerated;
-        let bytes_of = |seq: i64| entries.iter().find(|e| e.seq == seq).map(|e| (e.inputs.len(), e.joined.iter().map(String::len).sum::<usize>()));
+        // (The page is in seq order.)
+        let bytes_of = |seq: i64| entries.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| (entries[i].inputs.len(), entries[i].joined.iter().map(String::len).sum::<usize>()));
         for (seq, results) in &changes.results {
             let (inputs, joined) = bytes_of(*seq).unwrap_or((0, 0));
             c.prepare_cached("UPDATE journal SET results = ?2, bytes = ?3 WHERE seq = ?1")?.execute(params![

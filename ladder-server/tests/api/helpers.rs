@@ -220,6 +220,12 @@ pub fn database(backend: Backend, dir: &TempDir) -> String {
     }
 }
 
+/// The file of a `sqlite://` URL (without its options).
+pub fn sqlite_file(url: &str) -> &str {
+    let path = url.strip_prefix("sqlite://").expect("a sqlite:// URL");
+    path.split('?').next().unwrap_or(path)
+}
+
 /// A new database of the private cluster owned by `owner` (its URL has no user).
 pub fn database_owned_by(owner: &str) -> (String, String) {
     let cluster = cluster();
@@ -402,7 +408,12 @@ impl TestApp {
     /// A server started with `args`.
     pub fn spawn_args(backend: Backend, args: &[&str]) -> Self {
         let dir = TempDir::new("db");
-        let database = database(backend, &dir);
+        let mut database = database(backend, &dir);
+        if backend == Backend::Sqlite {
+            // Season ends and decay of every ladder over three players in steps of three
+            // (the default is 10,000): every scenario runs through the staged path too.
+            database.push_str("?event_step=3");
+        }
         let server = Server::start_with(&database, 0, args);
         let (admin, report, read) = (key(&database, "admin", None), key(&database, "report", None), key(&database, "read", None));
         Self { server, admin, report, read, _dir: dir }

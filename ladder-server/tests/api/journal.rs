@@ -440,7 +440,7 @@ fn tampering_is_found_by_verify(backend: Backend) {
     let sql = "UPDATE players SET rating = rating + 1 WHERE name = (SELECT min(name) FROM players)";
     match backend {
         Backend::Sqlite => {
-            let connection = rusqlite::Connection::open(db.strip_prefix("sqlite://").unwrap()).unwrap();
+            let connection = rusqlite::Connection::open(helpers::sqlite_file(db)).unwrap();
             connection.execute(sql, []).unwrap();
         }
         Backend::Postgres => {

@@ -31,6 +31,7 @@ mod players;
 mod postgres;
 mod seasons;
 mod seasons_rules;
+mod staged_events;
 
 /// The plainest rules: constant K = 32.
 pub const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;

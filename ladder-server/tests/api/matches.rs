@@ -223,6 +223,6 @@ fn every_error_is_json(backend: Backend) {
         assert!(error["error"]["code"].is_string() && error["error"]["message"].is_string(), "{text}");
     }
     let (_, text) = app.call("GET", "/v1/ladders/main/matches?player=p1", &app.read, None);
-    assert!(text.contains("player") && text.contains("after, limit"), "names the parameter and the route's own: {text}");
+    assert!(text.contains("player") && text.contains("after, before, limit"), "names the parameter and the route's own: {text}");
     assert_eq!(app.ok("GET", "/v1/ladders/main/matches", &app.read, None)["entries"], serde_json::json!([]), "the POST with a bad query stored nothing");
 }

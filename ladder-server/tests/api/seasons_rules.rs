@@ -135,7 +135,7 @@ fn set_next_season_end(app: &TestApp, backend: Backend, at: f64) {
     let sql = format!("UPDATE ladders SET next_season_end = {at} WHERE name = 'sched'");
     match backend {
         Backend::Sqlite => {
-            let connection = rusqlite::Connection::open(app.server.database.strip_prefix("sqlite://").unwrap()).unwrap();
+            let connection = rusqlite::Connection::open(helpers::sqlite_file(&app.server.database)).unwrap();
             connection.busy_timeout(Duration::from_secs(10)).unwrap();
             connection.execute(&sql, []).unwrap();
         }
