@@ -170,7 +170,7 @@ fn database_url(args: &ArgMatches) -> Result<DatabaseUrl, String> {
 }
 
 async fn open(args: &ArgMatches) -> Result<Store, String> {
-    ranking_elo_ladder::store::open(&database_url(args)?).await
+    ranking_elo_ladder::store::open(&database_url(args)?, ranking_elo_ladder::store::Role::Tool).await
 }
 
 /// Lets the process hold as many descriptors as it may (one per client connection).
@@ -191,7 +191,7 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
     telemetry::install_metrics();
     raise_descriptor_limit();
     let url = database_url(args)?;
-    let store = ranking_elo_ladder::store::open(&url).await?;
+    let store = ranking_elo_ladder::store::open(&url, ranking_elo_ladder::store::Role::Serve).await?;
     let listen = text(args, "listen");
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;

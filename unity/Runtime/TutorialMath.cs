@@ -92,12 +92,15 @@ namespace RankingElo
             // rate_with_expected with the tutorial's terms, simplified only where IEEE-754
             // guarantees the same bits: the streak multiplier 1 (k * 1 is k for finite k),
             // equal K (B's K term is A's negated), and the score-share and victory bonuses of
-            // zero, whose products with a score of 0 or 1 are +0: adding +0 once or twice
-            // gives the same bits (it only turns a -0 change into +0), so it is added once.
-            // No rounding, no floor.
+            // zero, whose products with a score of 0 or 1 are +0. Adding +0 to a finite value
+            // changes only a -0 into +0, and so does subtracting from +0: for finite x,
+            // `0.0 - x` is exactly `-x + 0.0`, and `0.0 - (0.0 - x)` exactly `x + 0.0`. They
+            // are written that way because Mono's JIT folds `x + 0.0` into `x`, which keeps
+            // a -0 (the sweep test caught it: a player rated -0 whose change is 0 stays -0
+            // there, +0 in the engine). No rounding, no floor.
             double kTermA = k * (scoreA - expectedA);
-            double deltaA = kTermA + 0.0;
-            double deltaB = -kTermA + 0.0;
+            double deltaB = 0.0 - kTermA;
+            double deltaA = 0.0 - deltaB;
             newRating1 = (float)((double)ratingPlayer1 + deltaA);
             newRating2 = (float)((double)ratingPlayer2 + deltaB);
         }

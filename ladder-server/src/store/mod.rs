@@ -281,15 +281,25 @@ pub trait LadderStore: Send + Sync {
     fn connections_in_use(&self) -> usize;
 }
 
+/// Who opens the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `elo-ladder serve`: on SQLite, the one process that serves the file (a second is
+    /// refused); it repairs what a stopped server left.
+    Serve,
+    /// A command (`keys`, `verify`): on SQLite it repairs nothing while a server runs.
+    Tool,
+}
+
 /// Opens the database and runs the migrations.
 ///
 /// # Errors
 /// The database cannot be opened or migrated (the message never shows a password).
-pub async fn open(url: &DatabaseUrl) -> Result<Store, String> {
+pub async fn open(url: &DatabaseUrl, role: Role) -> Result<Store, String> {
     match url {
         DatabaseUrl::Sqlite { path, full_sync, event_step } => {
             let (path, full_sync, event_step) = (path.clone(), *full_sync, *event_step);
-            let store = tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, full_sync, event_step)).await.map_err(|e| e.to_string())??;
+            let store = tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, full_sync, event_step, role)).await.map_err(|e| e.to_string())??;
             Ok(Arc::new(store))
         }
         DatabaseUrl::Postgres(settings) => Ok(Arc::new(postgres::PgStore::open((**settings).clone()).await?)),

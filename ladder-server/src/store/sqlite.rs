@@ -5,7 +5,7 @@
 //! Reads use their own connections (WAL lets them run beside the writer), each request in
 //! one read transaction.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::ranks;
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
+use super::Role;
 use super::{
     canonical_config, entry_bytes, journal_entry, page_length, replay_answer, stored_rules, BoardEntry, HistoryEntry, JournalPage, JournalRow, KeyListing, KeyRecord, Ladder,
     LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture, JOURNAL_COLUMNS,
@@ -113,6 +114,92 @@ pub struct SqliteStore {
     /// Each ladder's gate: every read and write of the ladder holds it shared; a season end
     /// or decay applied in steps holds it exclusively, so nothing sees it half done.
     gates: Mutex<HashMap<i64, Arc<tokio::sync::RwLock<()>>>>,
+    /// Ladders whose unfinished event could not be undone: closed until a restart.
+    broken: Arc<Mutex<HashSet<i64>>>,
+    /// The serve lock, held while this server runs (see [`SqliteStore::open`]).
+    _serving: Option<std::fs::File>,
+}
+
+/// A staged event under way: dropped before it is disarmed (a step failed, or the future
+/// was dropped), it queues the event's undo in the writer and opens the ladder's gate only
+/// once the undo is committed; if the undo fails too, the ladder is closed (503) until the
+/// server restarts, which undoes it.
+struct Unfinished {
+    jobs: mpsc::Sender<Job>,
+    ladder_id: i64,
+    gate: Option<tokio::sync::OwnedRwLockWriteGuard<()>>,
+    broken: Arc<Mutex<HashSet<i64>>>,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        let Some(gate) = self.gate.take() else { return };
+        let ladder_id = self.ladder_id;
+        let (answer, undone) = oneshot::channel();
+        let job: Job = Box::new(Pending { work: move |c: &Connection| undo_unfinished_events(c, Some(ladder_id)).map(|_| ()), answer });
+        let queued = self.jobs.send(job).is_ok();
+        let broken = Arc::clone(&self.broken);
+        let settle = async move {
+            if !(queued && matches!(undone.await, Ok(Ok(())))) {
+                tracing::error!(ladder_id, "a season end or decay failed half way and could not be undone; the ladder is closed until the server restarts");
+                if let Ok(mut broken) = broken.lock() {
+                    broken.insert(ladder_id);
+                }
+            }
+            drop(gate);
+        };
+        // Without a runtime the process is ending: the next start undoes the event.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(settle);
+        }
+    }
+}
+
+/// Removes a finished event's saved rows, `step` at a time (each its own writer job); what
+/// is left when the server stops is removed when it starts.
+async fn remove_saved_rows(jobs: mpsc::Sender<Job>, seq: i64, step: usize) {
+    let limit = i64::try_from(step).unwrap_or(i64::MAX);
+    loop {
+        let (answer, removed) = oneshot::channel();
+        let job: Job = Box::new(Pending {
+            work: move |c: &Connection| {
+                Ok(c.prepare_cached("DELETE FROM event_undo WHERE seq = ?1 AND player_id IN (SELECT player_id FROM event_undo WHERE seq = ?1 LIMIT ?2)")?
+                    .execute(params![seq, limit])?)
+            },
+            answer,
+        });
+        if jobs.send(job).is_err() {
+            return;
+        }
+        match removed.await {
+            Ok(Ok(0)) | Err(_) => return,
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) => {
+                tracing::warn!(seq, "the saved rows of a finished season end or decay were not removed (the server removes them when it starts)");
+                return;
+            }
+        }
+    }
+}
+
+/// Takes `PATH-serve.lock` exclusively without waiting: `None` when another process holds
+/// it. (The operating system releases it when the process ends, `kill -9` included.)
+///
+/// # Errors
+/// The lock file cannot be created.
+fn serve_lock(path: &str) -> Result<Option<std::fs::File>, String> {
+    let name = format!("{path}-serve.lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&name).map_err(|e| format!("sqlite://{path}: the serve lock {name}: {e}"))?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns; no memory is passed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let error = std::io::Error::last_os_error();
+            return if error.raw_os_error() == Some(libc::EWOULDBLOCK) { Ok(None) } else { Err(format!("sqlite://{path}: the serve lock {name}: {error}")) };
+        }
+    }
+    Ok(Some(file))
 }
 
 fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
@@ -140,34 +227,70 @@ impl Drop for InUse {
 }
 
 impl SqliteStore {
-    /// Opens (creating) the file, runs the migrations and starts the writer thread.
+    /// Opens (creating) the file, runs the migrations and starts the writer thread. A
+    /// server ([`Role::Serve`]) takes the file's serve lock (`PATH-serve.lock`, released
+    /// when the process ends, however it ends) and is refused when another process holds
+    /// it; then it undoes what a stopped server left half done. A command ([`Role::Tool`])
+    /// repairs that only while no server holds the lock.
     ///
     /// # Errors
-    /// The file cannot be opened or migrated.
-    pub fn open(path: &str, full_sync: bool, event_step: usize) -> Result<Self, String> {
+    /// The file cannot be opened or migrated, or another server serves it.
+    pub fn open(path: &str, full_sync: bool, event_step: usize, role: Role) -> Result<Self, String> {
         let describe = |e: rusqlite::Error| format!("sqlite://{path}: {e}");
+        let lock = serve_lock(path)?;
+        let serving = match (role, lock) {
+            (Role::Serve, Some(lock)) => Some(lock),
+            (Role::Serve, None) => {
+                return Err(format!(
+                    "sqlite://{path}: another elo-ladder serve uses this file (it holds {path}-serve.lock); SQLite is served by one process: stop it first, or use PostgreSQL for several"
+                ))
+            }
+            // A command repairs only while no server runs; it lets the lock go at once.
+            (Role::Tool, lock) => lock,
+        };
         let mut writer = connect(path, full_sync).map_err(describe)?;
         migrate(&mut writer).map_err(describe)?;
-        writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
-        // Events a stopped server left half applied are undone before anything is read or
-        // chained (their journal entries were never chained).
-        match undo_unfinished_events(&writer, None).and_then(|undone| chain_everything(&writer).map(|()| undone)) {
-            Ok(undone) => {
-                writer.execute_batch("COMMIT").map_err(describe)?;
-                if undone > 0 {
-                    tracing::warn!(undone, "undid season ends or decay left unfinished by a stopped server");
+        if serving.is_some() {
+            writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
+            // Events a stopped server left half applied are undone before anything is read or
+            // chained (their journal entries were never chained).
+            match undo_unfinished_events(&writer, None).and_then(|undone| chain_everything(&writer).map(|()| undone)) {
+                Ok(undone) => {
+                    writer.execute_batch("COMMIT").map_err(describe)?;
+                    if undone > 0 {
+                        tracing::warn!(undone, "undid season ends or decay left unfinished by a stopped server");
+                    }
+                }
+                Err(error) => {
+                    let _ = writer.execute_batch("ROLLBACK");
+                    return Err(format!("sqlite://{path}: undoing unfinished events and chaining the journal: {}", error.message));
                 }
             }
-            Err(error) => {
-                let _ = writer.execute_batch("ROLLBACK");
-                return Err(format!("sqlite://{path}: undoing unfinished events and chaining the journal: {}", error.message));
-            }
         }
+        let serving = if role == Role::Serve { serving } else { None };
         let (sender, receiver) = mpsc::channel::<Job>();
         let busy = Arc::new(AtomicUsize::new(0));
         let writer_busy = Arc::clone(&busy);
         std::thread::Builder::new().name("elo-ladder-sqlite-writer".into()).spawn(move || write_loop(&writer, &receiver, &writer_busy)).map_err(|e| e.to_string())?;
-        Ok(Self { jobs: Mutex::new(sender), readers: Mutex::new(Vec::new()), path: path.to_owned(), busy, event_step, gates: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            jobs: Mutex::new(sender),
+            readers: Mutex::new(Vec::new()),
+            path: path.to_owned(),
+            busy,
+            event_step,
+            gates: Mutex::new(HashMap::new()),
+            broken: Arc::new(Mutex::new(HashSet::new())),
+            _serving: serving,
+        })
+    }
+
+    /// A ladder's gate, once open: 503 for a ladder whose unfinished event could not be
+    /// undone (until the server restarts and undoes it).
+    fn check_open(&self, ladder: i64) -> Result<(), ApiError> {
+        if self.broken.lock().map_err(|_| ApiError::internal("ladder gates poisoned"))?.contains(&ladder) {
+            return Err(ApiError::unavailable("a season end or decay of this ladder failed half way and could not be undone; it is closed until the server restarts"));
+        }
+        Ok(())
     }
 
     /// The ladder's gate (see [`SqliteStore::gates`]).
@@ -180,6 +303,7 @@ impl SqliteStore {
     async fn read_ladder<T: Send + 'static>(&self, ladder: i64, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
         let gate = self.gate(ladder)?;
         let _shared = gate.read().await;
+        self.check_open(ladder)?;
         self.read(work).await
     }
 
@@ -187,6 +311,7 @@ impl SqliteStore {
     async fn write_ladder<T: Send + 'static>(&self, ladder: i64, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
         let gate = self.gate(ladder)?;
         let _shared = gate.read().await;
+        self.check_open(ladder)?;
         self.write(work).await
     }
 
@@ -215,6 +340,7 @@ impl SqliteStore {
     /// applies it afresh.
     async fn staged_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> Result<String, ApiError> {
         let exclusive = self.gate(ladder.id)?.write_owned().await;
+        self.check_open(ladder.id)?;
         let prepared = {
             let (ladder, request) = (Arc::clone(&ladder), request.clone());
             self.read(move |c| prepare_event(c, &ladder, &request)).await?
@@ -224,86 +350,56 @@ impl SqliteStore {
             Prepared::Event(event) => Arc::from(event),
         };
         let ladder_id = ladder.id;
-        let begin = {
+        let jobs = self.jobs.lock().map_err(|_| ApiError::internal("sqlite writer lock poisoned"))?.clone();
+        // From here until it is disarmed, leaving this function (an error, or the future
+        // dropped) undoes the event before the gate opens.
+        let mut unfinished = Unfinished { jobs: jobs.clone(), ladder_id, gate: Some(exclusive), broken: Arc::clone(&self.broken) };
+        let seq = {
             let (event, id) = (Arc::clone(&event), request.id.clone());
             self.write(move |c| {
                 let seq = append_journal(c, &event_entry(ladder_id, &id, &event))?;
                 c.execute("INSERT INTO event_progress (ladder_id, seq, season) VALUES (?1, ?2, ?3)", params![ladder_id, seq, event.season])?;
                 Ok(seq)
             })
-            .await
+            .await?
         };
-        let seq = begin?;
         let outcome = &event.outcome;
         let step = self.event_step;
         let steps = outcome.writes.len().max(outcome.history.len()).max(outcome.standings.len()).div_ceil(step);
         let season_end = request.event == LadderEvent::SeasonEnd;
-        let mut result = Ok(());
         for k in 0..steps {
             let event = Arc::clone(&event);
             let range = move |len: usize| (k * step).min(len)..((k + 1) * step).min(len);
-            let written = self
-                .write(move |c| {
-                    let outcome = &event.outcome;
-                    let save =
-                        format!("INSERT INTO event_undo (seq, player_id, {columns}) SELECT ?1, id, {columns} FROM players WHERE id = ?2", columns = STATE_COLUMNS.join(", "));
-                    let mut save = c.prepare_cached(&save)?;
-                    for (id, state) in &outcome.writes[range(outcome.writes.len())] {
-                        save.execute(params![seq, id])?;
-                        write_player(c, *id, state)?;
-                    }
-                    write_event_history(c, ladder_id, seq, &outcome.history[range(outcome.history.len())])?;
-                    if season_end {
-                        write_standings(c, ladder_id, event.season, &outcome.standings[range(outcome.standings.len())])?;
-                    }
-                    Ok(())
-                })
-                .await;
-            if let Err(error) = written {
-                result = Err(error);
-                break;
-            }
+            self.write(move |c| {
+                let outcome = &event.outcome;
+                let save = format!("INSERT INTO event_undo (seq, player_id, {columns}) SELECT ?1, id, {columns} FROM players WHERE id = ?2", columns = STATE_COLUMNS.join(", "));
+                let mut save = c.prepare_cached(&save)?;
+                for (id, state) in &outcome.writes[range(outcome.writes.len())] {
+                    save.execute(params![seq, id])?;
+                    write_player(c, *id, state)?;
+                }
+                write_event_history(c, ladder_id, seq, &outcome.history[range(outcome.history.len())])?;
+                if season_end {
+                    write_standings(c, ladder_id, event.season, &outcome.standings[range(outcome.standings.len())])?;
+                }
+                Ok(())
+            })
+            .await?;
         }
-        if result.is_ok() {
+        {
             let event = Arc::clone(&event);
             let kind = request.event;
-            result = self
-                .write(move |c| {
-                    finish_event(c, ladder_id, seq, kind, &event)?;
-                    chain_ladder(c, ladder_id)?;
-                    c.execute("DELETE FROM event_progress WHERE ladder_id = ?1", [ladder_id])?;
-                    Ok(())
-                })
-                .await;
+            self.write(move |c| {
+                finish_event(c, ladder_id, seq, kind, &event)?;
+                chain_ladder(c, ladder_id)?;
+                c.execute("DELETE FROM event_progress WHERE ladder_id = ?1", [ladder_id])?;
+                Ok(())
+            })
+            .await?;
         }
-        if let Err(error) = result {
-            // Put the ladder back as it was before the event opens it again; if even that
-            // fails the ladder stays closed (its requests time out) until the server starts
-            // again and undoes it.
-            if self.write(move |c| undo_unfinished_events(c, Some(ladder_id)).map(|_| ())).await.is_err() {
-                tracing::error!(ladder = %ladder.name, "a season end or decay failed half way and could not be undone; the ladder stays closed until the server restarts");
-                std::mem::forget(exclusive);
-            }
-            return Err(error);
-        }
-        drop(exclusive);
-        // The saved rows are not needed any more: removed in steps too.
-        loop {
-            match self
-                .write(move |c| {
-                    Ok(c.prepare_cached("DELETE FROM event_undo WHERE seq = ?1 AND player_id IN (SELECT player_id FROM event_undo WHERE seq = ?1 LIMIT ?2)")?
-                        .execute(params![seq, i64::try_from(step).unwrap_or(i64::MAX)])?)
-                })
-                .await
-            {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::warn!(%error, "the saved rows of a finished season end or decay were not removed (the server removes them when it starts)");
-                    break;
-                }
-            }
-        }
+        // Done: the gate opens, and the saved rows are removed in steps behind the answer.
+        drop(unfinished.gate.take());
+        tokio::spawn(remove_saved_rows(jobs, seq, step));
         Ok(event_response(seq, &request.id, &event.outcome.results))
     }
 
@@ -433,18 +529,21 @@ impl LadderStore for SqliteStore {
             // the entries that fit on the page.
             let sizes: Vec<(i64, i64)> = match &kind {
                 None => c
-                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND hash IS NOT NULL ORDER BY seq LIMIT ?3")?
                     .query_map(params![id, after, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
                 Some(kind) => c
-                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq > ?2 ORDER BY seq LIMIT ?3")?
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq > ?2 AND hash IS NOT NULL ORDER BY seq LIMIT ?3")?
                     .query_map(params![id, after, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
             };
+            // An event under way (in another process: this one's reads wait at the gate)
+            // has its entry unchained: said as pending.
+            let pending: bool = c.prepare_cached("SELECT EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1)")?.query_row([id], |r| r.get(0))?;
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let Some(&(last, _)) = sizes[..fits].last() else {
-                return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+                return Ok(JournalPage { entries: Vec::new(), pending, more: false });
             };
             let sql =
                 format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
@@ -468,7 +567,7 @@ impl LadderStore for SqliteStore {
             for row in rows {
                 entries.push(journal_entry(row?)?);
             }
-            Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+            Ok(JournalPage { entries, pending, more: sizes.len() > fits })
         }))
     }
 
@@ -481,18 +580,21 @@ impl LadderStore for SqliteStore {
             // of them (an entry committed in between is above that range).
             let sizes: Vec<(i64, i64)> = match &kind {
                 None => c
-                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3")?
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND seq < ?2 AND hash IS NOT NULL ORDER BY seq DESC LIMIT ?3")?
                     .query_map(params![id, before, limit + 1], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
                 Some(kind) => c
-                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq < ?2 ORDER BY seq DESC LIMIT ?3")?
+                    .prepare_cached("SELECT seq, bytes FROM journal WHERE ladder_id = ?1 AND kind = ?4 AND seq < ?2 AND hash IS NOT NULL ORDER BY seq DESC LIMIT ?3")?
                     .query_map(params![id, before, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
             };
+            // An event under way (in another process: this one's reads wait at the gate)
+            // has its entry unchained: said as pending.
+            let pending: bool = c.prepare_cached("SELECT EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1)")?.query_row([id], |r| r.get(0))?;
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
-                return Ok(JournalPage { entries: Vec::new(), pending: false, more: false });
+                return Ok(JournalPage { entries: Vec::new(), pending, more: false });
             };
             let sql = format!(
                 "SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq >= ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq DESC"
@@ -517,7 +619,7 @@ impl LadderStore for SqliteStore {
             for row in rows {
                 entries.push(journal_entry(row?)?);
             }
-            Ok(JournalPage { entries, pending: false, more: sizes.len() > fits })
+            Ok(JournalPage { entries, pending, more: sizes.len() > fits })
         }))
     }
 
@@ -1009,7 +1111,9 @@ fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, S
         .optional()?)
 }
 
-/// Appends an entry; its `seq` (the row id: one writer, so seq follows commit order).
+/// Appends an entry; its `seq` (the row id: one writer, so seq follows commit order, except
+/// that a season end applied in steps takes its `seq` first and is chained last; its ladder
+/// is gated meanwhile, so within a ladder the order holds).
 fn append_journal(c: &Connection, e: &NewEntry<'_>) -> Result<i64, ApiError> {
     c.prepare_cached("INSERT INTO journal (ladder_id, match_id, kind, inputs, time, joined, results, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?.execute(params![
         e.ladder,

@@ -411,7 +411,7 @@ impl TestApp {
         let mut database = database(backend, &dir);
         if backend == Backend::Sqlite {
             // Season ends and decay of every ladder over three players in steps of three
-            // (the default is 10,000): every scenario runs through the staged path too.
+            // (the default is 2,500): every scenario runs through the staged path too.
             database.push_str("?event_step=3");
         }
         let server = Server::start_with(&database, 0, args);

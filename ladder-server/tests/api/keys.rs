@@ -72,12 +72,23 @@ fn failed_authentication_is_limited_per_address(backend: Backend) {
     let (status, text) = call_with_headers(address, "GET", "/v1/ladders/main/leaderboard", &app.read);
     assert_eq!(status, 429, "{text}");
     assert!(text.contains("failed authentications") && text.to_ascii_lowercase().contains("retry-after:"), "{text}");
-    // A 403 counts too: on another server, a read key trying to report.
-    let other = Server::start_with(&app.server.database, 0, &["--auth-failure-limit", "3"]);
+    // A 403 counts too: on another server, a read key trying to report (of the same
+    // PostgreSQL database; a SQLite file is served by one process, so there another app's).
+    let mut other_server = None;
+    let mut other_app = None;
+    let (address, read) = if backend == Backend::Postgres {
+        let server = other_server.insert(Server::start_with(&app.server.database, 0, &["--auth-failure-limit", "3"]));
+        (server.address.clone(), app.read.clone())
+    } else {
+        let other = other_app.insert(TestApp::spawn_args(backend, &["--rate-limit", "0", "--auth-failure-limit", "3"]));
+        other.put_ladder("main", RULES);
+        (other.server.address.clone(), other.read.clone())
+    };
     for _ in 0..3 {
-        assert_eq!(call(&other.address, "POST", "/v1/ladders/main/matches", Some(&app.read), Some(r#"{"id":"m","a":"x","b":"y","score_a":1}"#)).unwrap().0, 403);
+        assert_eq!(call(&address, "POST", "/v1/ladders/main/matches", Some(&read), Some(r#"{"id":"m","a":"x","b":"y","score_a":1}"#)).unwrap().0, 403);
     }
-    assert_eq!(call(&other.address, "GET", "/v1/ladders/main/leaderboard", Some(&app.read), None).unwrap().0, 429);
+    assert_eq!(call(&address, "GET", "/v1/ladders/main/leaderboard", Some(&read), None).unwrap().0, 429);
+    drop((other_server, other_app));
 }
 
 /// PostgreSQL: a key's rate holds across servers. Two servers with `--rate-limit 20`, four

@@ -143,6 +143,34 @@ namespace RankingElo.Tests
             Assert.AreEqual(2000000, checkedPairs);
         }
 
+        /// <summary>Signed zeros against certainty: a change of -0 must become +0 as the engine adds +0 (a JIT that folds <c>x + 0.0</c> keeps -0).</summary>
+        [Test]
+        public void SignedZerosGiveTheNativeBits()
+        {
+            float[] ratings = { 0f, -0f, 88814.22f, -88814.22f, 1e15f, -1e15f, 1500f };
+            float[] multipliers = { 0f, -0f, 32f, 51.5198479f };
+            foreach (float a in ratings)
+            {
+                foreach (float b in ratings)
+                {
+                    foreach (float k in multipliers)
+                    {
+                        foreach (bool win in new[] { true, false })
+                        {
+                            float x, y;
+                            TutorialMath.Update(a, b, k, win, out x, out y);
+                            EloVector2 native = NativeMethods.elo_update_player_rankings(a, b, k, win ? (byte)1 : (byte)0);
+                            Assert.AreEqual(Bits(native.x), Bits(x), "x of update({0:R}, {1:R}, {2:R}, {3})", a, b, k, win);
+                            Assert.AreEqual(Bits(native.y), Bits(y), "y of update({0:R}, {1:R}, {2:R}, {3})", a, b, k, win);
+                            Vector2 method = RankingELO.UpdatePlayerRankings(a, b, k, win);
+                            Assert.AreEqual(Bits(native.x), Bits(method.x));
+                            Assert.AreEqual(Bits(native.y), Bits(method.y));
+                        }
+                    }
+                }
+            }
+        }
+
         /// <summary>The public methods give the native functions' bits, whichever path this runtime takes.</summary>
         [Test]
         public void ThePublicMethodsGiveTheNativeBits()
