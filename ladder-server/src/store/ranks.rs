@@ -31,6 +31,43 @@ pub fn buckets(rating: f32) -> (i64, i64) {
     ((rating * FINE_PER_POINT).floor() as i64, (rating / COARSE_WIDTH).floor() as i64)
 }
 
+/// Changes to the bucket counts, by `(ladder, level, bucket)` in key order.
+#[derive(Debug, Default)]
+pub struct BucketDeltas(std::collections::BTreeMap<(i64, i16, i64), i64>);
+
+impl BucketDeltas {
+    /// A player of `ladder` whose stored rating went from `before` to `after`.
+    pub fn moved(&mut self, ladder: i64, before: f32, after: f32) {
+        self.add(ladder, before, -1);
+        self.add(ladder, after, 1);
+    }
+
+    /// A new player of `ladder` with stored rating `rating`.
+    pub fn joined(&mut self, ladder: i64, rating: f32) {
+        self.add(ladder, rating, 1);
+    }
+
+    fn add(&mut self, ladder: i64, rating: f32, delta: i64) {
+        let (fine, coarse) = buckets(rating);
+        *self.0.entry((ladder, 0, fine)).or_insert(0) += delta;
+        *self.0.entry((ladder, 1, coarse)).or_insert(0) += delta;
+    }
+
+    /// The changes that are not zero, as columns (ladders, levels, buckets, deltas), in key
+    /// order.
+    #[must_use]
+    pub fn columns(&self) -> (Vec<i64>, Vec<i16>, Vec<i64>, Vec<i64>) {
+        let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (&(ladder, level, bucket), &delta) in self.0.iter().filter(|(_, delta)| **delta != 0) {
+            columns.0.push(ladder);
+            columns.1.push(level);
+            columns.2.push(bucket);
+            columns.3.push(delta);
+        }
+        columns
+    }
+}
+
 /// The lowest rating above fine bucket `fine` (exact in `f32` for any bucket a finite `f32`
 /// rating has: the bucket times a power of two).
 #[must_use]
@@ -72,6 +109,20 @@ mod tests {
             assert_eq!(fine.div_euclid(super::FINE_PER_COARSE), coarse, "{rating}");
             assert!(rating < fine_top(fine) && f64::from(fine_top(fine)) - 0.25 <= f64::from(rating), "{rating}");
         }
+    }
+
+    #[test]
+    fn bucket_deltas_net_out_in_key_order() {
+        let mut deltas = super::BucketDeltas::default();
+        deltas.moved(2, 1500.0, 1500.1); // same buckets: nothing
+        deltas.moved(1, 1500.0, 1516.0); // fine 6000 -> 6064, coarse 93 -> 94
+        deltas.joined(1, 1500.0); // back into 6000 and 93
+        deltas.joined(1, -0.1);
+        let (ladders, levels, numbers, changes) = deltas.columns();
+        assert_eq!(ladders, vec![1, 1, 1, 1]);
+        assert_eq!(levels, vec![0, 0, 1, 1]);
+        assert_eq!(numbers, vec![-1, 6064, -1, 94]);
+        assert_eq!(changes, vec![1, 1, 1, 1]);
     }
 
     #[test]

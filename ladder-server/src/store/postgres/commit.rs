@@ -12,9 +12,11 @@
 //!    byte order): one global lock order for every server. The row locks skip ladders whose
 //!    try-lock failed (held by a season end or decay): their reports go back to the queue
 //!    for a moment, holding no connection. A known id gets its stored answer.
-//! 2. The players' new states, the zero-sum rows, a savepoint, the journal entries and the
-//!    new players in one statement ([`super::APPEND`]: one block of `seq` values in the
-//!    batch's order, new players' ids from their entry's `seq`), `COMMIT`.
+//! 2. The rank triggers off for the transaction, the players' new states, the zero-sum
+//!    rows, a savepoint, the journal entries and the new players in one statement
+//!    ([`super::APPEND`]: one block of `seq` values in the batch's order, new players' ids
+//!    from their entry's `seq`), the batch's rank bucket changes in key order
+//!    ([`super::APPLY_BUCKETS`]: the only bucket rows the transaction locks, last), `COMMIT`.
 //!
 //! Nothing is held across another transaction's commit, so the commits of concurrent
 //! batches (this server's other committer, other servers) share PostgreSQL's WAL flushes.
@@ -267,6 +269,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         .await?;
     let append = conn.prepare(APPEND).await?;
     let count_players = conn.prepare("UPDATE ladders l SET players = l.players + u.joined FROM unnest($1::bigint[], $2::bigint[]) AS u(id, joined) WHERE l.id = u.id").await?;
+    let apply_buckets = conn.prepare(super::APPLY_BUCKETS).await?;
     let c = &conn.client;
 
     // Round trip 1.
@@ -484,13 +487,23 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
 
     // Round trip 2.
     let mut updates = Columns::default();
+    // The batch's rank bucket changes, applied by one statement at the end in key order
+    // (the tables' triggers are off for this transaction): a batch's insert and update
+    // statements each locking their buckets in their own order deadlocked against another
+    // server's batch.
+    let mut buckets = crate::store::ranks::BucketDeltas::default();
     for ((ladder, name), slot) in &slots {
         if let (Some(id), Some(read)) = (slot.id, slot.read) {
             if slot.state != read || slot.state.rating.to_bits() != read.rating.to_bits() {
                 updates.push(id, *ladder, name, &slot.state);
+                buckets.moved(*ladder, read.rating, slot.state.rating);
             }
+        } else if slot.id.is_none() {
+            buckets.joined(*ladder, slot.state.rating);
         }
     }
+    let (bucket_ladders, bucket_levels, bucket_numbers, bucket_deltas) = buckets.columns();
+    let bucket_params: [&(dyn ToSql + Sync); 4] = [&bucket_ladders, &bucket_levels, &bucket_numbers, &bucket_deltas];
     let mut zero_sum_ids = Vec::new();
     let mut zero_sum_offsets = Vec::new();
     let mut zero_sum_texts = Vec::new();
@@ -506,7 +519,8 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let zero_sum_write_params: [&(dyn ToSql + Sync); 4] = [&zero_sum_ids, &zero_sum_offsets, &zero_sum_texts, &zero_sum_players];
     let append_params = journal.params(&joining);
     let count_params: [&(dyn ToSql + Sync); 2] = [&count_ladders, &count_joins];
-    let (updated, zero_sum_updated, counted, savepoint, appended, committed) = tokio::join!(
+    let (triggers_off, updated, zero_sum_updated, counted, savepoint, appended, bucketed, committed) = tokio::join!(
+        c.batch_execute("SET LOCAL elo.rank_bulk = 'on'"),
         async {
             if updates.is_empty() {
                 Ok(0)
@@ -530,13 +544,22 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         },
         c.batch_execute(HORIZON),
         c.query(&append, &append_params),
+        async {
+            if bucket_ladders.is_empty() {
+                Ok(0)
+            } else {
+                c.execute(&apply_buckets, &bucket_params).await
+            }
+        },
         c.batch_execute("COMMIT"),
     );
+    triggers_off?;
     updated?;
     zero_sum_updated?;
     counted?;
     savepoint?;
     let appended = appended?;
+    bucketed?;
     // A failed statement above turned COMMIT into a rollback and was reported first.
     committed?;
     let seqs: HashMap<(i64, String), i64> = appended.iter().map(|r| ((r.get("ladder_id"), r.get("match_id")), r.get("seq"))).collect();

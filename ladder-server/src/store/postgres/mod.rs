@@ -974,6 +974,15 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
 const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
      WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq";
 
+/// A batch's rank bucket changes (`$1` ladders, `$2` levels, `$3` buckets, `$4` deltas, in
+/// key order, none zero), applied to this backend's shard as the triggers would; the
+/// committer turns the triggers off for its transaction and sends this last, so a
+/// transaction locks bucket rows once, in key order.
+const APPLY_BUCKETS: &str = "INSERT INTO rank_buckets AS r (ladder_id, level, bucket, shard, count) \
+     SELECT u.ladder_id, u.level, u.bucket, pg_backend_pid() % 4, u.delta FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[]) AS u(ladder_id, level, bucket, delta) \
+     ORDER BY u.ladder_id, u.level, u.bucket \
+     ON CONFLICT (ladder_id, level, bucket, shard) DO UPDATE SET count = r.count + excluded.count";
+
 /// A page of the journal, newest first (`$2` to `$3`, chained entries; `$4`: a kind, or
 /// null), columns as [`JOURNAL_COLUMNS`].
 const JOURNAL_PAGE_NEWEST: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
