@@ -28,11 +28,11 @@ using Vector2 = RankingElo.Vector2;
 /// throws <see cref="DllNotFoundException"/> naming the binary this Editor, player or process
 /// needs and the platform, and a later call tries again (so it works once the binary is
 /// fixed).</para>
-/// <para>On Mono in a 64-bit process (the Editor, Mono players) the two tutorial methods
-/// compute in managed code with the engine's exact arithmetic, because a native call's
-/// transition alone costs Mono more than the tutorial's whole computation; the results are
-/// the native library's bits (the tests compare both). Under IL2CPP and on 32-bit Mono they
-/// call the native library.</para>
+/// <para>On Mono in a 64-bit x86 process (the Editor and Mono players on Windows, Linux and
+/// Intel Macs) the two tutorial methods compute in managed code with the engine's exact
+/// arithmetic, because a native call's transition alone costs Mono more than the tutorial's
+/// whole computation; the results are the native library's bits (the tests compare both).
+/// Under IL2CPP and on other architectures they call the native library.</para>
 /// </remarks>
 public static class RankingELO
 {

@@ -1,5 +1,6 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace RankingElo
 {
@@ -17,12 +18,13 @@ namespace RankingElo
     /// constants are the same bits (checked by the tests), so the results are the native
     /// library's bits. The C# test suite compares both over millions of random and edge
     /// inputs; a change to the engine's math that is not made here fails there.</para>
-    /// <para>Used only where the runtime is known to evaluate doubles exactly as written:
-    /// Mono's JIT in a 64-bit process (x86-64 and arm64 both use IEEE double registers and
-    /// never fuse a multiplication and an addition). IL2CPP (iOS, Android, WebGL, consoles,
-    /// IL2CPP desktop players) and 32-bit Mono call the native library, whose bits are the
-    /// reference: a C++ compiler may contract <c>a * b + c</c> into a fused multiply-add,
-    /// and 32-bit x86 Mono may keep x87 temporaries.</para>
+    /// <para>Used only where it is verified: Mono (JIT and full AOT) in a 64-bit x86 process,
+    /// the runtime the test suite runs on. Everywhere else the native library is called,
+    /// whose bits are the reference: IL2CPP (iOS, Android, WebGL, consoles, IL2CPP desktop
+    /// players), where a C++ compiler may contract <c>a * b + c</c> into a fused
+    /// multiply-add; 32-bit Mono, which may keep x87 temporaries; and Mono on arm64 (the
+    /// Apple silicon Editor), not tested here (its JIT is expected to give the same bits, and
+    /// this switch can follow once a test shows it).</para>
     /// </remarks>
     internal static class TutorialMath
     {
@@ -30,7 +32,14 @@ namespace RankingElo
 #if ENABLE_IL2CPP || UNITY_WEBGL
         internal static bool Exact { get { return false; } }
 #else
-        internal static bool Exact { get { return IntPtr.Size == 8; } }
+        internal static bool Exact { get { return Verified.X64; } }
+
+        /// <summary>Read once (a nested class, so the hot paths carry no initialisation check).</summary>
+        private static class Verified
+        {
+            /// <summary>A 64-bit x86 process: the only architecture whose Mono the tests run here.</summary>
+            internal static readonly bool X64 = RuntimeInformation.ProcessArchitecture == Architecture.X64;
+        }
 #endif
 
         /// <summary>The engine's NaN: the quiet NaN with a clear sign bit (0x7FC00000; .NET's
