@@ -188,6 +188,41 @@ fn time_gets(address: &str, key: &str, path: &str, count: usize) -> (f64, f64) {
     (percentile(&times, 0.5), percentile(&times, 0.99))
 }
 
+/// The columns of a player row the seeding writes.
+const SEEDED_COLUMNS: &str = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
+
+/// Writes `players` players `p1`… into the SQLite ladder `ladder` in one transaction, ratings
+/// spread like a real ladder's (1500 plus the sum of four uniform draws, standard deviation
+/// about 230), and sets the ladder's player count.
+fn seed_sqlite_players(database: &str, ladder: &str, players: u64) {
+    let path = database.strip_prefix("sqlite://").expect("sqlite path");
+    let connection = rusqlite::Connection::open(path).expect("open");
+    // A build with rank buckets counts them once after the load (as a season end did)
+    // instead of row by row.
+    let buckets = connection.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'rank_control'", [], |r| r.get::<_, i64>(0)).expect("schema") == 1;
+    // Ratings in 1/1024 steps: f32 values, as the server writes them (SQLite keeps a REAL as
+    // a double).
+    let uniform = "((abs(random()) % 1000000) / 1000000.0 - 0.5)";
+    connection
+        .execute_batch(&format!(
+            "BEGIN; {bulk} WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {players}) \
+             INSERT INTO players ({SEEDED_COLUMNS}) SELECT (SELECT id FROM ladders WHERE name = '{ladder}'), 'p' || i, \
+             round((1500 + 400 * ({uniform} + {uniform} + {uniform} + {uniform})) * 1024) / 1024.0, 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; \
+             UPDATE ladders SET players = (SELECT count(*) FROM players WHERE players.ladder_id = ladders.id); {recount} COMMIT; ANALYZE;",
+            bulk = if buckets { "UPDATE rank_control SET bulk = 1;" } else { "" },
+            recount = if buckets {
+                "INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                 SELECT ladder_id, 0, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                 INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
+                 SELECT ladder_id, 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
+                 UPDATE rank_control SET bulk = 0;"
+            } else {
+                ""
+            },
+        ))
+        .expect("seed");
+}
+
 /// A ladder of `players` players written straight into the database (through the API it
 /// would take hours), ratings spread like a real ladder's (1500 plus the sum of four
 /// uniform draws, standard deviation about 230), then read through the API: the top 100, a
@@ -196,39 +231,11 @@ fn leaderboard(backend: Backend, label: &str, database: &str, players: u64) {
     let server = server(database, &[]);
     let admin = prepare(database, &[&server], "big");
     let seeded = Instant::now();
-    let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
     match backend {
-        Backend::Sqlite => {
-            let path = database.strip_prefix("sqlite://").expect("sqlite path");
-            let connection = rusqlite::Connection::open(path).expect("open");
-            // A build with rank buckets counts them once after the load (as a season end
-            // does) instead of row by row.
-            let buckets = connection.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'rank_control'", [], |r| r.get::<_, i64>(0)).expect("schema") == 1;
-            // Ratings in 1/1024 steps: f32 values, as the server writes them (SQLite keeps a
-            // REAL as a double).
-            let uniform = "((abs(random()) % 1000000) / 1000000.0 - 0.5)";
-            connection
-                .execute_batch(&format!(
-                    "BEGIN; {bulk} WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {players}) \
-                     INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
-                     round((1500 + 400 * ({uniform} + {uniform} + {uniform} + {uniform})) * 1024) / 1024.0, 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; \
-                     {recount} COMMIT; ANALYZE;",
-                    bulk = if buckets { "UPDATE rank_control SET bulk = 1;" } else { "" },
-                    recount = if buckets {
-                        "INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
-                         SELECT ladder_id, 0, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
-                         INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
-                         SELECT ladder_id, 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
-                         UPDATE rank_control SET bulk = 0;"
-                    } else {
-                        ""
-                    },
-                ))
-                .expect("seed");
-        }
+        Backend::Sqlite => seed_sqlite_players(database, "big", players),
         Backend::Postgres => {
             let sql = format!(
-                "INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
+                "INSERT INTO players ({SEEDED_COLUMNS}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
                  (1500 + 400 * (random() + random() + random() + random() - 2))::real, 10, 0, 0, false, false, 0, 0, 10, 5, 1600, 0, 0 FROM generate_series(1, {players}) AS i"
             );
             for sql in [sql.as_str(), "VACUUM ANALYZE players", "CHECKPOINT"] {
@@ -325,29 +332,7 @@ fn season_end_stall(players: u64) {
     let admin = prepare(&database, &[&server], "big");
     let (status, text) = Connection::open(&server.address).request("PUT", "/v1/ladders/small", &admin, RULES);
     assert_eq!(status, 201, "{text}");
-    let columns = "ladder_id, name, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, season_games, season_wins, peak_rating, peak_league, last_played";
-    let path = database.strip_prefix("sqlite://").expect("sqlite path");
-    let connection = rusqlite::Connection::open(path).expect("open");
-    let buckets = connection.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'rank_control'", [], |r| r.get::<_, i64>(0)).expect("schema") == 1;
-    let uniform = "((abs(random()) % 1000000) / 1000000.0 - 0.5)";
-    connection
-        .execute_batch(&format!(
-            "BEGIN; {bulk} WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {players}) \
-             INSERT INTO players ({columns}) SELECT (SELECT id FROM ladders WHERE name = 'big'), 'p' || i, \
-             round((1500 + 400 * ({uniform} + {uniform} + {uniform} + {uniform})) * 1024) / 1024.0, 10, 0, 0, 0, 0, 0, 0, 10, 5, 1600, 0, 0 FROM n; \
-             UPDATE ladders SET players = (SELECT count(*) FROM players WHERE players.ladder_id = ladders.id); {recount} COMMIT; ANALYZE;",
-            bulk = if buckets { "UPDATE rank_control SET bulk = 1;" } else { "" },
-            recount = if buckets {
-                "INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
-                 SELECT ladder_id, 0, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
-                 INSERT INTO rank_buckets (ladder_id, level, bucket, count) \
-                 SELECT ladder_id, 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)) AS b, count(*) FROM players GROUP BY ladder_id, b; \
-                 UPDATE rank_control SET bulk = 0;"
-            } else {
-                ""
-            },
-        ))
-        .expect("seed");
+    seed_sqlite_players(&database, "big", players);
     let done = Arc::new(AtomicBool::new(false));
     let reporter = {
         let (address, key, done) = (server.address.clone(), admin.clone(), Arc::clone(&done));

@@ -537,9 +537,7 @@ impl LadderStore for SqliteStore {
                     .query_map(params![id, after, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
             };
-            // An event under way (in another process: this one's reads wait at the gate)
-            // has its entry unchained: said as pending.
-            let pending: bool = c.prepare_cached("SELECT EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1)")?.query_row([id], |r| r.get(0))?;
+            let pending = event_under_way(c, id)?;
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let Some(&(last, _)) = sizes[..fits].last() else {
@@ -588,9 +586,7 @@ impl LadderStore for SqliteStore {
                     .query_map(params![id, before, limit + 1, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()?,
             };
-            // An event under way (in another process: this one's reads wait at the gate)
-            // has its entry unchained: said as pending.
-            let pending: bool = c.prepare_cached("SELECT EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1)")?.query_row([id], |r| r.get(0))?;
+            let pending = event_under_way(c, id)?;
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
@@ -1109,6 +1105,13 @@ fn find_entry(c: &Connection, ladder_id: i64, id: &str) -> Result<Option<(i64, S
     Ok(c.prepare_cached("SELECT seq, kind, inputs, results FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
         .query_row(params![ladder_id, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .optional()?)
+}
+
+/// Whether a season end or decay of the ladder is under way. Its journal entry is not chained
+/// yet, so journal pages say `pending` (only another process sees this: this one's reads of
+/// the ladder wait at its gate).
+fn event_under_way(c: &Connection, ladder_id: i64) -> Result<bool, ApiError> {
+    Ok(c.prepare_cached("SELECT EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1)")?.query_row([ladder_id], |r| r.get(0))?)
 }
 
 /// Appends an entry; its `seq` (the row id: one writer, so seq follows commit order, except
