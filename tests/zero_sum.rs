@@ -49,12 +49,28 @@ fn the_total_is_the_players_ratings_summed_after_any_calls() {
     assert_eq!(unsafe { elo_pool_apply(zero_sum, a.as_ptr(), b.as_ptr(), s.as_ptr(), 1, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
     assert_eq!(ffi_total(zero_sum), 1000.0);
 
-    // Random sequences of sets, adds and matches: the total stays the exact sum.
+    // Random sequences of sets, adds, pair matches, team matches and free-for-alls: the
+    // total stays the exact sum (the lists of matches store ratings without keeping the
+    // sum, which is then recomputed).
     let mut rng = SplitMix(3);
     let mut rust_pool = Pool::new(Config::default().validate().unwrap());
     rust_pool.add_players(50);
     for step in 0..5000 {
-        match rng.next() % 3 {
+        if step % 5 == 0 {
+            // The pool keeps its sum again from here (the lists below must then forget it).
+            rust_pool.refresh_total();
+        }
+        match rng.next() % 5 {
+            3 => {
+                let first = (rng.next() % 46) as usize;
+                let (team_a, team_b) = ([first, first + 1], [first + 2, first + 3]);
+                rust_pool.apply_teams(&[TeamMatch::new(&team_a, &team_b, Outcome::WIN)]).unwrap();
+            }
+            4 => {
+                let first = (rng.next() % 47) as usize;
+                let entrants = [first, first + 1, first + 2];
+                rust_pool.apply_placements(&[PlacementMatch { entrants: &entrants, places: &[2, 1, 3] }]).unwrap();
+            }
             0 => {
                 let index = (rng.next() % rust_pool.len() as u64) as usize;
                 let magnitude = [1e15f32, 1e9, 1500.0, 1e-3][(rng.next() % 4) as usize];

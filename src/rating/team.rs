@@ -100,6 +100,7 @@ impl<'a> Team<'a> {
 }
 
 /// What the update needs of one side, computed once per match.
+#[derive(Clone, Copy)]
 struct Side {
     rating: f64,
     mean_k: f64,
@@ -172,13 +173,41 @@ impl Rules {
 
     /// [`Self::rate_teams`] for teams already checked.
     pub(crate) fn rate_teams_unchecked(&self, a: Team<'_>, b: Team<'_>, outcome: Outcome, out_a: &mut [PlayerState], out_b: &mut [PlayerState]) {
-        let side_a = self.team_side(&a);
-        let side_b = self.team_side(&b);
+        let match_terms = self.match_terms(&a, &b, outcome);
+        for (i, member) in a.members.iter().enumerate() {
+            out_a[i] = self.rate_member(member, i, a.members.len(), a.weights, &match_terms.a);
+        }
+        for (i, member) in b.members.iter().enumerate() {
+            out_b[i] = self.rate_member(member, i, b.members.len(), b.weights, &match_terms.b);
+        }
+    }
+
+    /// [`Self::rate_teams_unchecked`] with each team's states replaced by their new states
+    /// (a pool gathers its members once and stores the same array back: no copy). Every
+    /// member's new state depends only on its own state and the teams' aggregates, which
+    /// are taken before any member is written, so the results are the same bits.
+    pub(crate) fn rate_teams_in_place(&self, a: &mut [PlayerState], weights_a: Option<&[f64]>, b: &mut [PlayerState], weights_b: Option<&[f64]>, outcome: Outcome) {
+        let match_terms = self.match_terms(&Team { members: a, weights: weights_a }, &Team { members: b, weights: weights_b }, outcome);
+        for (members, weights, terms) in [(a, weights_a, &match_terms.a), (b, weights_b, &match_terms.b)] {
+            let n = members.len();
+            for i in 0..n {
+                members[i] = self.rate_member(&members[i], i, n, weights, terms);
+            }
+        }
+    }
+
+    /// Both teams' aggregates and the match's terms for each side.
+    #[inline(always)]
+    fn match_terms(&self, a: &Team<'_>, b: &Team<'_>, outcome: Outcome) -> MatchTerms {
+        let side_a = self.team_side(a);
+        let side_b = self.team_side(b);
         let expected_a = self.expectation.expected_from_difference(self.expectation.cap_difference(side_a.rating - side_b.rating));
         let t_a = outcome.score_a - expected_a;
         let result_a = outcome.result_a();
-        self.rate_members(&a, &side_a, &side_b, t_a, outcome.share_a, result_a, outcome.a_won(), out_a);
-        self.rate_members(&b, &side_b, &side_a, -t_a, 1.0 - outcome.share_a, 1.0 - result_a, outcome.b_won(), out_b);
+        MatchTerms {
+            a: SideTerms { own: side_a, other: side_b, t: t_a, share: outcome.share_a, result: result_a, won: outcome.a_won() },
+            b: SideTerms { own: side_b, other: side_a, t: -t_a, share: 1.0 - outcome.share_a, result: 1.0 - result_a, won: outcome.b_won() },
+        }
     }
 
     fn team_side(&self, team: &Team<'_>) -> Side {
@@ -201,29 +230,46 @@ impl Rules {
         Side { rating, mean_k: k_sum / n, mean_penalty: penalty_sum / n, weight_sum }
     }
 
-    #[allow(clippy::too_many_arguments)] // the formula's per-side inputs
-    fn rate_members(&self, team: &Team<'_>, own: &Side, other: &Side, t: f64, share: f64, result: f64, won: bool, out: &mut [PlayerState]) {
-        let n = team.members.len() as f64;
-        for (i, member) in team.members.iter().enumerate() {
-            // The member's league once: K (league policy), L and V, and the settling.
-            let league = self.current_league(member);
-            let own_k = self.k_in_league(member, league);
-            let k = match self.config.k_combine {
-                crate::config::KCombine::PerPlayer => own_k,
-                #[allow(clippy::manual_midpoint, reason = "k_combine's formula, as the pair rule writes it")]
-                crate::config::KCombine::Average => (own_k + other.mean_k) / 2.0,
-            };
-            let multiplier = self.streak_penalty(member.win_streak) * other.mean_penalty;
-            let split = match self.config.team_split {
-                TeamSplit::Equal => 1.0,
-                TeamSplit::Weights => n * team.weights.map_or(1.0, |weights| weights[i]) / own.weight_sum,
-            };
-            let (l, v) = self.bonuses(|| league);
-            let delta = k * multiplier * t * split + l * share + v * result;
-            let rating = apply_delta(member.rating, delta, self.config.rounding, self.floor);
-            out[i] = self.finish_game_from(member, league, rating, won);
-        }
+    /// Member `i` of a team of `n` (with `weights`, when given) after the match.
+    #[inline(always)]
+    fn rate_member(&self, member: &PlayerState, i: usize, n: usize, weights: Option<&[f64]>, terms: &SideTerms) -> PlayerState {
+        let n = n as f64;
+        // The member's league once: K (league policy), L and V, and the settling.
+        let league = self.current_league(member);
+        let own_k = self.k_in_league(member, league);
+        let k = match self.config.k_combine {
+            crate::config::KCombine::PerPlayer => own_k,
+            #[allow(clippy::manual_midpoint, reason = "k_combine's formula, as the pair rule writes it")]
+            crate::config::KCombine::Average => (own_k + terms.other.mean_k) / 2.0,
+        };
+        let multiplier = self.streak_penalty(member.win_streak) * terms.other.mean_penalty;
+        let split = match self.config.team_split {
+            TeamSplit::Equal => 1.0,
+            TeamSplit::Weights => n * weights.map_or(1.0, |weights| weights[i]) / terms.own.weight_sum,
+        };
+        let (l, v) = self.bonuses(|| league);
+        let delta = k * multiplier * terms.t * split + l * terms.share + v * terms.result;
+        let rating = apply_delta(member.rating, delta, self.config.rounding, self.floor);
+        self.finish_game_from(member, league, rating, terms.won)
     }
+}
+
+/// One side's view of a team match: its aggregates, the other's, and its terms of the
+/// formula.
+#[derive(Clone, Copy)]
+struct SideTerms {
+    own: Side,
+    other: Side,
+    t: f64,
+    share: f64,
+    result: f64,
+    won: bool,
+}
+
+/// Both sides' terms of one team match.
+struct MatchTerms {
+    a: SideTerms,
+    b: SideTerms,
 }
 
 #[cfg(test)]

@@ -20,11 +20,12 @@
 use super::blocks::prefetch;
 use super::{Pool, PoolError};
 use crate::error::{Error, MAX_FACTOR};
+use crate::ladder::zero_sum::Unshifted;
 use crate::outcome::Outcome;
 use crate::placement::ENTRANTS;
 use crate::player::PlayerState;
 use crate::rating::standing::LeagueChange;
-use crate::team::{Team, MAX_TEAM_SIZE};
+use crate::team::MAX_TEAM_SIZE;
 
 /// One team match of a list: member indices of each team, optional weights, the outcome
 /// seen from team A.
@@ -84,22 +85,36 @@ impl Pool {
     /// The states the rating math reads of players `indices` (checked by
     /// [`Self::check_indices`] in the validation pass) into `out`, cleared first.
     fn gather(&self, indices: &[usize], out: &mut Vec<PlayerState>) {
+        // The cold record is not needed: no rule reads the season's game count or the last
+        // match time.
         out.clear();
-        for &index in indices {
-            // The cold record is not needed: no rule reads the season's game count or the
-            // last match time.
+        out.extend(indices.iter().map(|&index| {
             let hot = &self.players[index];
-            out.push(hot.game_state(self.ledger.current(hot.rating)));
-        }
+            hot.game_state(self.ledger.current(hot.rating))
+        }));
     }
 
     /// Writes new current states back for players `indices` (relative to the offset,
     /// keeping the exact sum, stamped with the clock, league changes reported). The caller
     /// rebalances a zero-sum pool once the whole match is stored: a rating computed before
     /// a shift must be stored against the offset it was computed with.
-    fn store(&mut self, position: usize, indices: &[usize], states: &[PlayerState], mut events: Option<&mut Vec<LeagueChange>>) {
+    ///
+    /// With `unshifted` (a pool without zero-sum offset) the exact sum is not kept, as in
+    /// the block applier: the caller forgets it after the list ([`Self::finish_list`]).
+    fn store(&mut self, position: usize, indices: &[usize], states: &[PlayerState], unshifted: Option<Unshifted>, mut events: Option<&mut Vec<LeagueChange>>) {
         for (&index, state) in indices.iter().zip(states) {
-            self.store_played(position, index, *state, events.as_deref_mut());
+            match unshifted {
+                Some(unshifted) => self.store_played_unshifted(position, index, *state, unshifted, events.as_deref_mut()),
+                None => self.store_played(position, index, *state, events.as_deref_mut()),
+            }
+        }
+    }
+
+    /// After a list stored with `unshifted`: the exact sum, not kept, is forgotten (and
+    /// recomputed when asked for).
+    fn finish_list(&mut self, unshifted: Option<Unshifted>) {
+        if let Some(unshifted) = unshifted {
+            self.ledger.forget_sum(unshifted);
         }
     }
 
@@ -138,7 +153,7 @@ impl Pool {
             self.check_indices(position, &both)?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * TEAM_CHANGE)?;
-        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+        let unshifted = self.ledger.unshifted();
         for (position, m) in matches.iter().enumerate() {
             // The next match's members, asked for now, are cached when it comes.
             if let Some(next) = matches.get(position + 1) {
@@ -148,15 +163,12 @@ impl Pool {
             }
             self.gather(m.team_a, &mut a);
             self.gather(m.team_b, &mut b);
-            out_a.clone_from(&a);
-            out_b.clone_from(&b);
-            let team_a = Team { members: &a, weights: m.weights_a };
-            let team_b = Team { members: &b, weights: m.weights_b };
-            self.rules.rate_teams_unchecked(team_a, team_b, m.outcome, &mut out_a, &mut out_b);
-            self.store(position, m.team_a, &out_a, events.as_deref_mut());
-            self.store(position, m.team_b, &out_b, events.as_deref_mut());
+            self.rules.rate_teams_in_place(&mut a, m.weights_a, &mut b, m.weights_b, m.outcome);
+            self.store(position, m.team_a, &a, unshifted, events.as_deref_mut());
+            self.store(position, m.team_b, &b, unshifted, events.as_deref_mut());
             self.rebalance();
         }
+        self.finish_list(unshifted);
         Ok(())
     }
 
@@ -187,6 +199,7 @@ impl Pool {
             self.check_indices(position, m.entrants)?;
         }
         self.ensure_room_for(matches.len(), matches.len() as f64 * 2.0 * PLACEMENT_CHANGE)?;
+        let unshifted = self.ledger.unshifted();
         let (mut out, mut scratch) = (Vec::new(), Vec::new());
         for (position, m) in matches.iter().enumerate() {
             if let Some(next) = matches.get(position + 1) {
@@ -198,9 +211,10 @@ impl Pool {
             out.clone_from(&states);
             scratch.resize(3 * states.len(), 0.0);
             self.rules.rate_placements_unchecked(&states, m.places, &mut scratch, &mut out);
-            self.store(position, m.entrants, &out, events.as_deref_mut());
+            self.store(position, m.entrants, &out, unshifted, events.as_deref_mut());
             self.rebalance();
         }
+        self.finish_list(unshifted);
         Ok(())
     }
 }
@@ -209,6 +223,7 @@ impl Pool {
 mod tests {
     use super::*;
     use crate::config::{Config, Rules};
+    use crate::team::Team;
 
     #[test]
     fn team_lists_are_atomic_and_match_the_rules() {

@@ -614,6 +614,16 @@ impl Pool {
         self.played_now.mark(index);
     }
 
+    /// [`Self::store_played`] in a pool without zero-sum offset, not keeping the exact sum
+    /// (the caller forgets it after the list, as [`Self::apply_blocks`] does): the stored
+    /// rating is the rating itself.
+    #[inline(always)]
+    fn store_played_unshifted(&mut self, position: usize, index: usize, state: PlayerState, unshifted: Unshifted, events: Option<&mut Vec<LeagueChange>>) {
+        report(events, position, index, Some(u32::from(self.players[index].league)), state.league);
+        self.players[index] = Hot::of(&state, unshifted.stored(state.rating));
+        self.played_now.mark(index);
+    }
+
     /// Checks that `matches` more matches cannot take any rating past
     /// [`crate::error::MAX_POOL_RATING`]: one match moves a rating by at most
     /// [`MAX_CHANGE`] (plus as much again through a zero-sum adjustment). The ledger keeps
