@@ -190,8 +190,8 @@ impl Rules {
         let match_terms = self.match_terms(&Team { members: a, weights: weights_a }, &Team { members: b, weights: weights_b }, outcome);
         for (members, weights, terms) in [(a, weights_a, &match_terms.a), (b, weights_b, &match_terms.b)] {
             let n = members.len();
-            for i in 0..n {
-                members[i] = self.rate_member(&members[i], i, n, weights, terms);
+            for (i, member) in members.iter_mut().enumerate() {
+                *member = self.rate_member(member, i, n, weights, terms);
             }
         }
     }
