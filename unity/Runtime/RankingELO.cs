@@ -66,9 +66,7 @@ public static class RankingELO
         PluginBinary.EnsureLoaded();
         if (TutorialMath.Exact)
         {
-            float x, y;
-            TutorialMath.Update(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner, out x, out y);
-            return new Vector2(x, y);
+            return TutorialMath.Update(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner);
         }
         return Loaded.Mirror(ratingPlayer1, ratingPlayer2, multiplier, isPlayer1Winner);
     }

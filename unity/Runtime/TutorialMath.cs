@@ -1,6 +1,9 @@
 using System;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+#if UNITY_5_3_OR_NEWER
+using Vector2 = UnityEngine.Vector2;
+#endif
 
 namespace RankingElo
 {
@@ -78,25 +81,27 @@ namespace RankingElo
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal static float Probability(float ratingPlayer1, float ratingPlayer2)
         {
-            if (!(IsFinite(ratingPlayer1) && IsFinite(ratingPlayer2)))
+            // A finite x gives x - x = +0; NaN and either infinity give NaN, which fails ==.
+            double r1 = ratingPlayer1, r2 = ratingPlayer2;
+            if (!((r1 - r1) + (r2 - r2) == 0.0))
             {
                 return NaN;
             }
-            return (float)Expected(ratingPlayer1, ratingPlayer2);
+            return (float)Expected(r1, r2);
         }
 
         /// <summary>The engine's <c>tutorial_update</c>: NaN in both for NaN or infinite input or a negative multiplier.</summary>
+        /// <remarks>Returns the <see cref="Vector2"/> itself (no <c>out</c> locals for Mono to
+        /// keep in memory) and tests the arguments with one branch.</remarks>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        internal static void Update(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner, out float newRating1, out float newRating2)
+        internal static Vector2 Update(float ratingPlayer1, float ratingPlayer2, float multiplier, bool isPlayer1Winner)
         {
-            if (!(IsFinite(ratingPlayer1) && IsFinite(ratingPlayer2) && IsFinite(multiplier) && multiplier >= 0f))
+            double r1 = ratingPlayer1, r2 = ratingPlayer2, k = multiplier;
+            if (!((r1 - r1) + (r2 - r2) + (k - k) == 0.0 && k >= 0.0))
             {
-                newRating1 = NaN;
-                newRating2 = NaN;
-                return;
+                return new Vector2(NaN, NaN);
             }
-            double k = multiplier;
-            double expectedA = Expected(ratingPlayer1, ratingPlayer2);
+            double expectedA = Expected(r1, r2);
             double scoreA = isPlayer1Winner ? 1.0 : 0.0;
             // rate_with_expected with the tutorial's terms, simplified only where IEEE-754
             // guarantees the same bits: the streak multiplier 1 (k * 1 is k for finite k),
@@ -110,15 +115,14 @@ namespace RankingElo
             double kTermA = k * (scoreA - expectedA);
             double deltaB = 0.0 - kTermA;
             double deltaA = 0.0 - deltaB;
-            newRating1 = (float)((double)ratingPlayer1 + deltaA);
-            newRating2 = (float)((double)ratingPlayer2 + deltaB);
+            return new Vector2((float)(r1 + deltaA), (float)(r2 + deltaB));
         }
 
-        /// <summary>The logistic expectation of player 1 with c = 400, in double.</summary>
+        /// <summary>The logistic expectation of player 1 with c = 400, in double (the ratings are floats widened).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        private static double Expected(float ratingPlayer1, float ratingPlayer2)
+        private static double Expected(double ratingPlayer1, double ratingPlayer2)
         {
-            double difference = (double)ratingPlayer1 - (double)ratingPlayer2;
+            double difference = ratingPlayer1 - ratingPlayer2;
             return 1.0 / (1.0 + Exp2(-difference * TutorialScale));
         }
 
@@ -154,13 +158,6 @@ namespace RankingElo
                 int bits = 0x7FC00000;
                 return *(float*)&bits;
             }
-        }
-
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        private static bool IsFinite(float value)
-        {
-            // NaN fails both comparisons; each infinity fails one.
-            return value >= -float.MaxValue && value <= float.MaxValue;
         }
     }
 }

@@ -131,8 +131,8 @@ namespace RankingElo.Tests
                 {
                     Assert.Fail(string.Format("P({0:R}, {1:R}): managed {2:R} (0x{3:X8}), native {4:R} (0x{5:X8})", a, b, probability, Bits(probability), nativeProbability, Bits(nativeProbability)));
                 }
-                float x, y;
-                TutorialMath.Update(a, b, k, win, out x, out y);
+                Vector2 managed = TutorialMath.Update(a, b, k, win);
+                float x = managed.x, y = managed.y;
                 EloVector2 native = NativeMethods.elo_update_player_rankings(a, b, k, win ? (byte)1 : (byte)0);
                 if (Bits(x) != Bits(native.x) || Bits(y) != Bits(native.y))
                 {
@@ -157,8 +157,8 @@ namespace RankingElo.Tests
                     {
                         foreach (bool win in new[] { true, false })
                         {
-                            float x, y;
-                            TutorialMath.Update(a, b, k, win, out x, out y);
+                            Vector2 managed = TutorialMath.Update(a, b, k, win);
+                            float x = managed.x, y = managed.y;
                             EloVector2 native = NativeMethods.elo_update_player_rankings(a, b, k, win ? (byte)1 : (byte)0);
                             Assert.AreEqual(Bits(native.x), Bits(x), "x of update({0:R}, {1:R}, {2:R}, {3})", a, b, k, win);
                             Assert.AreEqual(Bits(native.y), Bits(y), "y of update({0:R}, {1:R}, {2:R}, {3})", a, b, k, win);
