@@ -151,6 +151,8 @@ impl Rules {
     pub fn k_for(&self, player: &PlayerState) -> f64 {
         match self.config.k_policy {
             crate::kpolicy::KPolicy::League {} => self.config.leagues.as_slice()[self.current_league(player)].k.unwrap_or(0.0),
+            // Without a call for the most common policy (team matches ask for every member).
+            crate::kpolicy::KPolicy::Constant { k } => k,
             ref policy => policy.k_for(player, &self.config.leagues),
         }
     }
@@ -160,6 +162,7 @@ impl Rules {
     pub(crate) fn k_in_league(&self, player: &PlayerState, league: usize) -> f64 {
         match self.config.k_policy {
             crate::kpolicy::KPolicy::League {} => self.config.leagues.as_slice()[league].k.unwrap_or(0.0),
+            crate::kpolicy::KPolicy::Constant { k } => k,
             ref policy => policy.k_for(player, &self.config.leagues),
         }
     }
