@@ -143,11 +143,13 @@ impl Leagues {
 
     /// Index of the league a rating belongs to: the highest league whose lower bound is
     /// at most `rating`, and the first league below the first bound (and for NaN).
-    /// Returns 0 when no league is configured.
+    /// Returns 0 when no league is configured. Leagues are in the order validation
+    /// requires (strictly increasing lower bounds), so this counts the bounds at most
+    /// `rating` above the first, without stopping at the first one above (no branch).
     #[inline]
     #[must_use]
     pub fn league_of(&self, rating: f32) -> usize {
-        self.0.iter().skip(1).take_while(|league| league.min_rating <= rating).count()
+        self.0.iter().skip(1).filter(|league| league.min_rating <= rating).count()
     }
 }
 
