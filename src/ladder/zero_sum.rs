@@ -184,9 +184,9 @@ pub struct ZeroSumLedger {
     total: Option<f64>,
     /// Added to every stored rating.
     offset: f64,
-    /// The exact sum of the stored ratings; `None` after a block of matches without
-    /// zero-sum ([`Self::forget_sum`]: the hot loop does not keep it), recomputed when next
-    /// needed. A zero-sum ledger always knows it.
+    /// The exact sum of the stored ratings; `None` after a list of matches (pairs, teams or
+    /// free-for-alls) without zero-sum ([`Self::forget_sum`]: the match loops do not keep
+    /// it), recomputed when next needed. A zero-sum ledger always knows it.
     sum: Option<RatingSum>,
     /// An upper bound of the largest stored rating magnitude (see [`Self::reserve`]).
     bound: f64,
@@ -251,7 +251,7 @@ impl ZeroSumLedger {
     }
 
     /// The exact sum of the stored ratings; `None` only in a pool without zero-sum right
-    /// after a block of matches (a zero-sum ledger always knows it).
+    /// after a list of matches (a zero-sum ledger always knows it).
     #[must_use]
     pub fn sum(&self) -> Option<RatingSum> {
         self.sum
@@ -385,7 +385,7 @@ impl ZeroSumLedger {
         (self.total.is_none() && self.offset == 0.0).then_some(Unshifted(()))
     }
 
-    /// Forgets the sum: the block applier changed ratings without keeping it (which it may
+    /// Forgets the sum: a list of matches changed ratings without keeping it (which it may
     /// only where the ledger is [`Unshifted`]: a zero-sum ledger always knows its sum).
     pub(crate) fn forget_sum(&mut self, _: Unshifted) {
         self.sum = None;

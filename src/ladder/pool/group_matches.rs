@@ -110,10 +110,10 @@ impl Pool {
         }
     }
 
-    /// After a list stored with `unshifted`: the exact sum, not kept, is forgotten (and
-    /// recomputed when asked for).
-    fn finish_list(&mut self, unshifted: Option<Unshifted>) {
-        if let Some(unshifted) = unshifted {
+    /// After a list of `matches` matches stored with `unshifted`: the exact sum, not kept,
+    /// is forgotten (and recomputed when asked for). An empty list changed nothing.
+    fn finish_list(&mut self, matches: usize, unshifted: Option<Unshifted>) {
+        if let (Some(unshifted), true) = (unshifted, matches > 0) {
             self.ledger.forget_sum(unshifted);
         }
     }
@@ -168,7 +168,7 @@ impl Pool {
             self.store(position, m.team_b, &b, unshifted, events.as_deref_mut());
             self.rebalance();
         }
-        self.finish_list(unshifted);
+        self.finish_list(matches.len(), unshifted);
         Ok(())
     }
 
@@ -214,7 +214,7 @@ impl Pool {
             self.store(position, m.entrants, &out, unshifted, events.as_deref_mut());
             self.rebalance();
         }
-        self.finish_list(unshifted);
+        self.finish_list(matches.len(), unshifted);
         Ok(())
     }
 }

@@ -304,13 +304,13 @@ impl Pool {
     }
 
     /// [`Self::total`], keeping the exact sum so that the next queries are O(1) until the
-    /// next block of matches.
+    /// next list of matches.
     pub fn refresh_total(&mut self) -> f64 {
         self.keep_sum();
         self.total()
     }
 
-    /// Makes the kept sum known again (after a block of matches), so that the next queries
+    /// Makes the kept sum known again (after a list of matches), so that the next queries
     /// and changes are O(1).
     fn keep_sum(&mut self) {
         let Self { ledger, players, .. } = self;
@@ -660,7 +660,7 @@ impl Pool {
     /// is the players' ratings summed, exactly as they are, rounded once. In zero-sum mode
     /// it is the configured total up to the rounding of the offset, after every call (a
     /// pool with players is never left unbalanced). O(1) while the sum is
-    /// kept; after a block of matches (not zero-sum) it is recomputed in O(N) until a
+    /// kept; after a list of matches (not zero-sum) it is recomputed in O(N) until a
     /// `&mut` call keeps it again ([`Self::refresh_total`]).
     #[must_use]
     pub fn total(&self) -> f64 {
