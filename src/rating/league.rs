@@ -143,16 +143,11 @@ impl Leagues {
 
     /// Index of the league a rating belongs to: the highest league whose lower bound is
     /// at most `rating`, and the first league below the first bound (and for NaN).
-    /// Returns 0 when no league is configured. It counts the lower bounds above the first
-    /// that are at most `rating`, without stopping at the first one above (no branch):
-    /// for leagues in the order validation requires (strictly increasing bounds, as in
-    /// every [`crate::Rules`] and every list from [`Leagues::new`]) that count is the
-    /// index described above. A list deserialized but not yet validated may be in another
-    /// order; it then gets the count.
+    /// Returns 0 when no league is configured.
     #[inline]
     #[must_use]
     pub fn league_of(&self, rating: f32) -> usize {
-        self.0.iter().skip(1).filter(|league| league.min_rating <= rating).count()
+        self.0.iter().skip(1).take_while(|league| league.min_rating <= rating).count()
     }
 }
 
