@@ -173,13 +173,11 @@ impl Rules {
 
     /// [`Self::rate_teams`] for teams already checked.
     pub(crate) fn rate_teams_unchecked(&self, a: Team<'_>, b: Team<'_>, outcome: Outcome, out_a: &mut [PlayerState], out_b: &mut [PlayerState]) {
-        let match_terms = self.match_terms(&a, &b, outcome);
-        for (i, member) in a.members.iter().enumerate() {
-            out_a[i] = self.rate_member(member, i, a.members.len(), a.weights, &match_terms.a);
-        }
-        for (i, member) in b.members.iter().enumerate() {
-            out_b[i] = self.rate_member(member, i, b.members.len(), b.weights, &match_terms.b);
-        }
+        // One copy of the members' loop in the library: the states are copied, then rated
+        // in place (the same bits, see `rate_teams_in_place`).
+        out_a.copy_from_slice(a.members);
+        out_b.copy_from_slice(b.members);
+        self.rate_teams_in_place(out_a, a.weights, out_b, b.weights, outcome);
     }
 
     /// [`Self::rate_teams_unchecked`] with each team's states replaced by their new states
