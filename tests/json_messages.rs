@@ -1,0 +1,90 @@
+//! Every message a configuration or a pool save gets when it cannot be read, pinned case by
+//! case in `tests/fixtures/json_messages.txt`.
+//!
+//! The messages are part of the product (the README, the C and C# docs quote them, and
+//! people act on them), and issue 28's next step replaces the code that produces them (a
+//! hand-written reader instead of serde's derive code and `serde_path_to_error`, to save
+//! about 190 KB of every library). This table is what the replacement must give, message
+//! for message: the path of the value at fault, the plain words, `at line L column C`.
+//!
+//! Each line of the table is `kind<TAB>input<TAB>message`:
+//! - `config`: the input is a configuration for `Config::from_json`;
+//! - `pool`: the input is the `pool` value of a save, wrapped here into a save of this
+//!   build's format and version with the right checksum, for `save::from_json`;
+//! - `save`: the input is a whole save file.
+//!
+//! In inputs, `\n` stands for a line break and `\t` for a tab. `RANKING_ELO_BLESS=1 cargo
+//! test --test json_messages` rewrites the messages from this build and then fails, so that
+//! the new table is read and committed on purpose.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use ranking_elo::save;
+use ranking_elo::Config;
+
+fn table_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/json_messages.txt")
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("\\n", "\n").replace("\\t", "\t")
+}
+
+/// The message this build gives for one case.
+fn message(kind: &str, input: &str) -> String {
+    let input = unescape(input);
+    match kind {
+        "config" => match Config::from_json(&input) {
+            Ok(_) => "OK".to_owned(),
+            Err(error) => error.to_string(),
+        },
+        "pool" => {
+            let text = format!(r#"{{"format":"{}","version":{},"checksum":"{}","pool":{input}}}"#, save::FORMAT, save::VERSION, save::checksum(&input));
+            match save::from_json(&text) {
+                Ok(_) => "OK".to_owned(),
+                Err(error) => error.to_string(),
+            }
+        }
+        "save" => match save::from_json(&input) {
+            Ok(_) => "OK".to_owned(),
+            Err(error) => error.to_string(),
+        },
+        other => panic!("unknown kind {other:?} in {}", table_path().display()),
+    }
+}
+
+#[test]
+fn reading_messages_are_the_recorded_ones() {
+    let table = std::fs::read_to_string(table_path()).expect("the message table");
+    let bless = std::env::var_os("RANKING_ELO_BLESS").is_some();
+    let (mut cases, mut failures, mut blessed) = (0, String::new(), String::new());
+    let mut kinds = std::collections::BTreeMap::new();
+    for (number, line) in table.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            blessed.push_str(line);
+            blessed.push('\n');
+            continue;
+        }
+        let mut fields = line.splitn(3, '\t');
+        let (Some(kind), Some(input), Some(expected)) = (fields.next(), fields.next(), fields.next()) else {
+            panic!("line {}: expected kind<TAB>input<TAB>message: {line:?}", number + 1);
+        };
+        let got = message(kind, input);
+        assert!(!got.contains('\n'), "line {}: a message with a line break cannot be recorded: {got:?}", number + 1);
+        cases += 1;
+        *kinds.entry(kind.to_owned()).or_insert(0) += 1;
+        if got != expected {
+            let _ = writeln!(failures, "line {}: {kind} {input}\n  recorded: {expected}\n  this build: {got}", number + 1);
+        }
+        let _ = writeln!(blessed, "{kind}\t{input}\t{got}");
+    }
+    if bless {
+        std::fs::write(table_path(), blessed).expect("write the message table");
+        panic!("RANKING_ELO_BLESS: {} rewritten from this build ({cases} cases); review the diff and commit it", table_path().display());
+    }
+    assert!(failures.is_empty(), "messages differ from tests/fixtures/json_messages.txt:\n{failures}");
+    // The table covers both readers with many cases (an emptied table must not pass).
+    assert!(cases >= 80, "only {cases} cases");
+    assert!(kinds.get("config").copied().unwrap_or(0) >= 50 && kinds.get("pool").copied().unwrap_or(0) >= 15, "{kinds:?}");
+}
