@@ -185,8 +185,8 @@ impl Rules {
     /// member's new state depends only on its own state and the teams' aggregates, which
     /// are taken before any member is written, so the results are the same bits.
     pub(crate) fn rate_teams_in_place(&self, a: &mut [PlayerState], weights_a: Option<&[f64]>, b: &mut [PlayerState], weights_b: Option<&[f64]>, outcome: Outcome) {
-        let match_terms = self.match_terms(&Team { members: a, weights: weights_a }, &Team { members: b, weights: weights_b }, outcome);
-        for (members, weights, terms) in [(a, weights_a, &match_terms.a), (b, weights_b, &match_terms.b)] {
+        let [terms_a, terms_b] = self.side_terms(&Team { members: a, weights: weights_a }, &Team { members: b, weights: weights_b }, outcome);
+        for (members, weights, terms) in [(a, weights_a, &terms_a), (b, weights_b, &terms_b)] {
             let n = members.len();
             for (i, member) in members.iter_mut().enumerate() {
                 *member = self.rate_member(member, i, n, weights, terms);
@@ -194,18 +194,18 @@ impl Rules {
         }
     }
 
-    /// Both teams' aggregates and the match's terms for each side.
+    /// Both teams' aggregates and the match's terms for each side (A's, then B's).
     #[inline(always)]
-    fn match_terms(&self, a: &Team<'_>, b: &Team<'_>, outcome: Outcome) -> MatchTerms {
+    fn side_terms(&self, a: &Team<'_>, b: &Team<'_>, outcome: Outcome) -> [SideTerms; 2] {
         let side_a = self.team_side(a);
         let side_b = self.team_side(b);
         let expected_a = self.expectation.expected_from_difference(self.expectation.cap_difference(side_a.rating - side_b.rating));
         let t_a = outcome.score_a - expected_a;
         let result_a = outcome.result_a();
-        MatchTerms {
-            a: SideTerms { own: side_a, other: side_b, t: t_a, share: outcome.share_a, result: result_a, won: outcome.a_won() },
-            b: SideTerms { own: side_b, other: side_a, t: -t_a, share: 1.0 - outcome.share_a, result: 1.0 - result_a, won: outcome.b_won() },
-        }
+        [
+            SideTerms { own: side_a, other: side_b, t: t_a, share: outcome.share_a, result: result_a, won: outcome.a_won() },
+            SideTerms { own: side_b, other: side_a, t: -t_a, share: 1.0 - outcome.share_a, result: 1.0 - result_a, won: outcome.b_won() },
+        ]
     }
 
     fn team_side(&self, team: &Team<'_>) -> Side {
@@ -262,12 +262,6 @@ struct SideTerms {
     share: f64,
     result: f64,
     won: bool,
-}
-
-/// Both sides' terms of one team match.
-struct MatchTerms {
-    a: SideTerms,
-    b: SideTerms,
 }
 
 #[cfg(test)]

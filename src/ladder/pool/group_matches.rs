@@ -103,10 +103,7 @@ impl Pool {
     /// the block applier: the caller forgets it after the list ([`Self::finish_list`]).
     fn store(&mut self, position: usize, indices: &[usize], states: &[PlayerState], unshifted: Option<Unshifted>, mut events: Option<&mut Vec<LeagueChange>>) {
         for (&index, state) in indices.iter().zip(states) {
-            match unshifted {
-                Some(unshifted) => self.store_played_unshifted(position, index, *state, unshifted, events.as_deref_mut()),
-                None => self.store_played(position, index, *state, events.as_deref_mut()),
-            }
+            self.store_played(position, index, *state, unshifted, events.as_deref_mut());
         }
     }
 

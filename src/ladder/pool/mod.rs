@@ -596,31 +596,26 @@ impl Pool {
         let b = self.players[m.b].game_state(self.ledger.current(self.players[m.b].rating));
         let expected_a = self.rules.expectation.expected_a(a.rating, b.rating);
         let (new_a, new_b) = self.rules.rate_players_expected(&a, &b, m.outcome, expected_a);
-        self.store_played(position, m.a, new_a, events.as_deref_mut());
-        self.store_played(position, m.b, new_b, events);
+        self.store_played(position, m.a, new_a, None, events.as_deref_mut());
+        self.store_played(position, m.b, new_b, None, events);
         self.rebalance();
         (a.rating, b.rating, new_a.rating, new_b.rating)
     }
 
     /// Stores player `index`'s state after a game (its current rating made relative to
     /// the offset, the exact sum kept, the clock stamped) and reports a league change. The
-    /// caller rebalances a zero-sum pool.
+    /// caller rebalances a zero-sum pool. With `unshifted` (a pool without zero-sum offset,
+    /// in a list of matches) the exact sum is not kept: the caller forgets it after the
+    /// list, as [`Self::apply_blocks`] does, and the stored rating is the rating itself.
     #[inline(always)]
-    fn store_played(&mut self, position: usize, index: usize, state: PlayerState, events: Option<&mut Vec<LeagueChange>>) {
+    fn store_played(&mut self, position: usize, index: usize, state: PlayerState, unshifted: Option<Unshifted>, events: Option<&mut Vec<LeagueChange>>) {
         let before = &self.players[index];
-        let stored = self.ledger.replace(before.rating, state.rating);
+        let stored = match unshifted {
+            Some(unshifted) => unshifted.stored(state.rating),
+            None => self.ledger.replace(before.rating, state.rating),
+        };
         report(events, position, index, Some(u32::from(before.league)), state.league);
         self.players[index] = Hot::of(&state, stored);
-        self.played_now.mark(index);
-    }
-
-    /// [`Self::store_played`] in a pool without zero-sum offset, not keeping the exact sum
-    /// (the caller forgets it after the list, as [`Self::apply_blocks`] does): the stored
-    /// rating is the rating itself.
-    #[inline(always)]
-    fn store_played_unshifted(&mut self, position: usize, index: usize, state: PlayerState, unshifted: Unshifted, events: Option<&mut Vec<LeagueChange>>) {
-        report(events, position, index, Some(u32::from(self.players[index].league)), state.league);
-        self.players[index] = Hot::of(&state, unshifted.stored(state.rating));
         self.played_now.mark(index);
     }
 
