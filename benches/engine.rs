@@ -295,5 +295,30 @@ fn config_json(c: &mut Criterion) {
     c.bench_function("config/parse_json_002", |bench| bench.iter(|| Config::from_json(black_box(json))));
 }
 
-criterion_group!(benches, single, batches, pool_apply, group_matches, matchmaking, config_json);
+/// Writing and reading a save of 100,000 players who have played (002's leagues, so every
+/// record has its season fields).
+fn saves(c: &mut Criterion) {
+    const PLAYERS: usize = 100_000;
+    let mut rng = SplitMix(7);
+    let rules = Config::from_json(include_str!("system_002.json")).unwrap_or_default();
+    let mut pool = Pool::new(rules);
+    pool.add_players(PLAYERS);
+    let matches: Vec<Match> = (0..PLAYERS * 5)
+        .map(|_| {
+            let a = (rng.next() % PLAYERS as u64) as usize;
+            let b = (a + 1 + (rng.next() % (PLAYERS as u64 - 1)) as usize) % PLAYERS;
+            Match::new(a, b, if rng.next() & 1 == 1 { Outcome::WIN } else { Outcome::DRAW })
+        })
+        .collect();
+    let _ = pool.apply(&matches, None);
+    let text = ranking_elo::save::to_json(&pool);
+    let mut group = c.benchmark_group("save");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("write_100k", |bench| bench.iter(|| ranking_elo::save::to_json(black_box(&pool))));
+    group.bench_function("read_100k", |bench| bench.iter(|| ranking_elo::save::from_json(black_box(&text))));
+    group.finish();
+}
+
+criterion_group!(benches, single, batches, pool_apply, group_matches, matchmaking, config_json, saves);
 criterion_main!(benches);

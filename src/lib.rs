@@ -57,7 +57,7 @@
 pub mod batch;
 pub mod error;
 pub mod ffi;
-mod json_input;
+mod json;
 pub mod ladder;
 pub mod matchmaking;
 pub mod rating;

@@ -2,10 +2,11 @@
 //! case in `tests/fixtures/json_messages.txt`.
 //!
 //! The messages are part of the product (the README, the C and C# docs quote them, and
-//! people act on them), and issue 28's next step replaces the code that produces them (a
-//! hand-written reader instead of serde's derive code and `serde_path_to_error`, to save
-//! about 190 KB of every library). This table is what the replacement must give, message
-//! for message: the path of the value at fault, the plain words, `at line L column C`.
+//! people act on them): the path of the value at fault, the plain words, `at line L column
+//! C`. The library's own reader (`src/json`) produces them; the table was recorded
+//! with the serde-based reader it replaced and then changed on purpose where the new one
+//! says more (the full path inside `k_policy`, `expected_score` and a save's pool, the
+//! position of the value itself, the range of a whole number, the names a tag accepts).
 //!
 //! Each line of the table is `kind<TAB>input<TAB>message`:
 //! - `config`: the input is a configuration for `Config::from_json`;

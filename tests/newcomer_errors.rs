@@ -138,7 +138,7 @@ fn item_9_type_and_range_errors_say_what_was_given() {
     let mut restored = null_mut();
     assert_eq!(unsafe { elo_pool_from_json(checked.as_ptr().cast(), checked.len() as i32, &mut restored) }, EloResult::InvalidSave);
     let message = last_message();
-    assert!(message.starts_with("invalid pool save: pool: expected a number (got the string \"0\")"), "{message}");
+    assert!(message.starts_with("invalid pool save: pool.offset: expected a number (got the string \"0\") at line 1 column "), "{message}");
     unsafe { elo_pool_free(pool) };
 }
 

@@ -110,7 +110,7 @@ fn manifest_is_a_valid_upm_package() {
     }
     // Every crate compiled into the binaries is named in the notices.
     let notices = fs::read_to_string(package().join("Third Party Notices.md")).unwrap();
-    for crate_name in ["serde_json", "serde_path_to_error", "itoa", "zmij", "memchr", "libc", "Rust standard library"] {
+    for crate_name in ["serde", "libc", "Rust standard library"] {
         assert!(notices.contains(crate_name), "Third Party Notices.md does not name {crate_name}");
     }
     let manual = fs::read_to_string(package().join("Documentation~/index.md")).unwrap();

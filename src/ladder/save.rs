@@ -22,11 +22,12 @@
 use std::fmt;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+#[cfg(test)]
+use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::MAX_POOL_RATING;
+use crate::json::{read_text, records, Read, Reader, Writer};
 use crate::ladder::durable_file::{self, FileFailure};
 pub use crate::ladder::durable_file::{FileError, FileOperation};
 use crate::pool::{Pool, StoredPlayer};
@@ -80,40 +81,109 @@ fn invalid(message: impl Into<String>) -> SaveError {
     SaveError::Invalid(message.into())
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The `pool` value of a save. (serde writes it in the tests, to check [`write_pool_data`].)
+#[cfg_attr(test, derive(Serialize))]
 struct PoolData {
     config: Config,
     /// Ratings relative to `offset`.
     players: Vec<StoredPlayer>,
     offset: f64,
     /// Version 1 only: the running sum of the stored ratings (checked, then recomputed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, serde(skip_serializing_if = "Option::is_none"))]
     stored_sum: Option<f64>,
     /// Version 3: the pool's clock.
-    #[serde(default)]
     clock: f64,
     /// Version 3: the time up to which decay has been applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, serde(skip_serializing_if = "Option::is_none"))]
     decayed_through: Option<f64>,
 }
 
-#[derive(Serialize)]
-struct SaveOut<'a> {
-    format: &'static str,
-    version: u32,
-    checksum: String,
-    pool: &'a RawValue,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SaveIn<'a> {
+/// The envelope of a save as read: its fields, and where the `pool` value's text is.
+struct Envelope {
     format: String,
     version: u32,
     checksum: String,
-    #[serde(borrow)]
-    pool: &'a RawValue,
+    /// The byte range of the `pool` value in the text.
+    pool: (usize, usize),
+}
+
+/// Reads the envelope of a save, passing over the `pool` value (its syntax checked).
+fn envelope(reader: &mut Reader<'_>) -> Read<Envelope> {
+    let mut envelope = Envelope { format: String::new(), version: 0, checksum: String::new(), pool: (0, 0) };
+    reader.object(&["format", "version", "checksum", "pool"], 0b1111, "", &mut |reader, field| {
+        match field {
+            0 => envelope.format = reader.string_value()?,
+            1 => envelope.version = reader.u32()?,
+            2 => envelope.checksum = reader.string_value()?,
+            _ => envelope.pool = reader.skip_value()?,
+        }
+        Ok(())
+    })?;
+    Ok(envelope)
+}
+
+impl PoolData {
+    /// What a save of `pool` holds.
+    fn of(pool: &Pool) -> Self {
+        Self {
+            config: pool.rules().config().clone(),
+            players: pool.stored_players(),
+            offset: pool.offset(),
+            stored_sum: None,
+            clock: pool.clock(),
+            decayed_through: pool.decayed_through(),
+        }
+    }
+}
+
+/// Writes the `pool` value of a save (compact, the fields in declaration order, the
+/// optional ones only when there).
+fn write_pool_data(data: &PoolData) -> String {
+    let mut writer = Writer::new(false);
+    writer.open('{');
+    writer.key("config");
+    records::write_config(&mut writer, &data.config);
+    writer.key("players");
+    writer.open('[');
+    for player in &data.players {
+        writer.item();
+        records::write_player(&mut writer, &player.fields());
+    }
+    writer.close(']');
+    writer.key("offset");
+    writer.f64(data.offset);
+    if let Some(sum) = data.stored_sum {
+        writer.key("stored_sum");
+        writer.f64(sum);
+    }
+    writer.key("clock");
+    writer.f64(data.clock);
+    if let Some(through) = data.decayed_through {
+        writer.key("decayed_through");
+        writer.f64(through);
+    }
+    writer.close('}');
+    writer.finish()
+}
+
+/// Reads the `pool` value of a save.
+fn pool_data(reader: &mut Reader<'_>) -> Read<PoolData> {
+    let mut data = PoolData { config: Config::default(), players: Vec::new(), offset: 0.0, stored_sum: None, clock: 0.0, decayed_through: None };
+    reader.object(&["config", "players", "offset", "stored_sum", "clock", "decayed_through"], 0b111, "", &mut |reader, field| {
+        match field {
+            0 => data.config = records::config(reader)?,
+            1 => reader.list(&mut |reader| {
+                data.players.push(StoredPlayer::from_fields(records::player(reader)?));
+                Ok(())
+            })?,
+            2 => data.offset = reader.f64()?,
+            3 => data.stored_sum = reader.optional(Reader::f64)?,
+            4 => data.clock = reader.f64()?,
+            _ => data.decayed_through = reader.optional(Reader::f64)?,
+        }
+        Ok(())
+    })?;
+    Ok(data)
 }
 
 /// The `checksum` field for a save whose `pool` value is exactly `payload` (16 lowercase
@@ -131,18 +201,10 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// The pool as save-file JSON.
 #[must_use]
 pub fn to_json(pool: &Pool) -> String {
-    let data = PoolData {
-        config: pool.rules().config().clone(),
-        players: pool.stored_players(),
-        offset: pool.offset(),
-        stored_sum: None,
-        clock: pool.clock(),
-        decayed_through: pool.decayed_through(),
-    };
-    let payload = serde_json::to_string(&data).unwrap_or_else(|_| unreachable!("pool data always serializes"));
-    let raw = RawValue::from_string(payload).unwrap_or_else(|_| unreachable!("serde_json output is JSON"));
-    let out = SaveOut { format: FORMAT, version: VERSION, checksum: format!("{:016x}", fnv1a(raw.get().as_bytes())), pool: &raw };
-    serde_json::to_string(&out).unwrap_or_else(|_| unreachable!("a save always serializes"))
+    let payload = write_pool_data(&PoolData::of(pool));
+    // What serializing the envelope's four fields in order would write (`FORMAT` and the
+    // hex checksum need no escaping).
+    format!(r#"{{"format":"{FORMAT}","version":{VERSION},"checksum":"{}","pool":{payload}}}"#, checksum(&payload))
 }
 
 /// Reads a pool back from save-file JSON, validating everything first.
@@ -155,25 +217,20 @@ pub fn from_json(text: &str) -> Result<Pool, SaveError> {
     if !text.trim_start().starts_with('{') {
         return Err(invalid("not a save file (a save is a JSON object)"));
     }
-    let plain = |e: serde_json::Error| crate::json_input::plain_message(&e.to_string());
-    let save: SaveIn<'_> = serde_json::from_str(text).map_err(|e| invalid(format!("not a complete save file ({})", plain(e))))?;
+    let save = read_text(text, "", envelope).map_err(|e| invalid(format!("not a complete save file ({})", e.message)))?;
     if save.format != FORMAT {
         return Err(invalid(format!("format is {:?}, expected {FORMAT:?}", save.format)));
     }
     if !(1..=VERSION).contains(&save.version) {
         return Err(invalid(format!("version {} is not supported (this build reads versions 1 to {VERSION})", save.version)));
     }
-    let checksum = format!("{:016x}", fnv1a(save.pool.get().as_bytes()));
+    let (start, end) = save.pool;
+    let checksum = checksum(&text[start..end]);
     if save.checksum != checksum {
         return Err(invalid(format!("checksum mismatch (file says {}, content hashes to {checksum}): the file is corrupted", save.checksum)));
     }
-    let value: serde_json::Value = serde_json::from_str(save.pool.get()).map_err(|e| invalid(format!("pool: {}", plain(e))))?;
-    crate::json_input::objects_only(&value, "pool").map_err(invalid)?;
-    // As `serde_json::from_str` reads, through the deserializer that reads configurations
-    // (the same messages; the configuration's deserialization code exists once).
-    let mut deserializer = serde_json::Deserializer::from_str(save.pool.get());
-    let data: PoolData = crate::json_input::read_tracked(&mut deserializer).map_err(|e| invalid(format!("pool: {}", plain(e.into_inner()))))?;
-    deserializer.end().map_err(|e| invalid(format!("pool: {}", plain(e))))?;
+    // Positions in messages are the file's.
+    let data = pool_data(&mut Reader::new(text, start, "pool", "")).map_err(|e| invalid(e.message))?;
     let rules = data.config.validate().map_err(|e| invalid(format!("pool.config.{e}")))?;
     if !data.offset.is_finite() || data.offset.abs() > MAX_POOL_RATING {
         return Err(invalid("pool.offset must be a finite number within 2^55"));
@@ -269,6 +326,8 @@ pub fn load_file(path: &Path) -> Result<Pool, SaveError> {
 mod tests {
     use std::fs;
 
+    use proptest::prelude::*;
+
     use super::*;
     use crate::config::Rules;
     use crate::pool::Match;
@@ -361,5 +420,47 @@ mod tests {
         let relative = load_file(Path::new("ranking-elo-no-such-save.json")).unwrap_err().to_string();
         assert!(relative.contains("relative to the working directory"), "{relative}");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A save's payload is what `serde_json::to_string` writes for it: pools of any
+        /// player states, zero-sum or not, after matches, with a clock, a decay time and
+        /// (version 1's) stored sum.
+        #[test]
+        fn payloads_are_written_as_serde_writes_them(
+            states in proptest::collection::vec(crate::json::records::tests::player(), 0..6),
+            zero_sum in any::<bool>(),
+            results in proptest::collection::vec((0..6_usize, 0..6_usize, 0..3_u8), 0..12),
+            clock in 0.0_f64..1e9,
+            stored_sum in proptest::option::of(-1e6_f64..1e6),
+        ) {
+            let config = Config { zero_sum_total: zero_sum.then_some(0.0), ..Config::default() };
+            let mut pool = Pool::new(config.validate().unwrap());
+            // Any states a pool accepts: finite ratings, counts that agree, league 0.
+            let finite = |x: f32| if x.is_finite() { x.clamp(-1e6, 1e6) } else { 1500.0 };
+            let states: Vec<_> = states
+                .into_iter()
+                .map(|s| crate::PlayerState {
+                    rating: finite(s.rating),
+                    peak_rating: finite(s.peak_rating),
+                    league: s.league.map(|_| 0),
+                    peak_league: 0,
+                    season_games: s.season_games.min(s.games_played),
+                    protected_games: s.protected_games % 65_536,
+                    last_played: if s.last_played.is_finite() { s.last_played } else { 0.0 },
+                    ..s
+                })
+                .collect();
+            pool.add_player_states(&states).unwrap();
+            let n = pool.len();
+            let matches: Vec<Match> = results.into_iter().filter(|(a, b, _)| a != b && *a < n && *b < n).map(|(a, b, r)| Match::new(a, b, [Outcome::WIN, Outcome::DRAW, Outcome::LOSS][usize::from(r)])).collect();
+            let _ = pool.apply(&matches, None);
+            let _ = pool.apply_decay(clock, None);
+            let mut data = PoolData::of(&pool);
+            data.stored_sum = stored_sum;
+            prop_assert_eq!(write_pool_data(&data), serde_json::to_string(&data).unwrap());
+        }
     }
 }

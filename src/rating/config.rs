@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, Error, RATING_BOUND};
 use crate::expected::{Expectation, ExpectedScoreModel};
-use crate::json_input;
+use crate::json;
 use crate::kpolicy::KPolicy;
 use crate::league::{check_factor, check_rating_setting, Leagues};
 use crate::outcome::Outcome;
@@ -162,14 +162,10 @@ impl Config {
     /// [`Error::InvalidConfig`] for out-of-range or inconsistent settings. Every message
     /// names the field.
     pub fn from_json(json: &str) -> Result<Rules, Error> {
-        let value: serde_json::Value = serde_json::from_str(json).map_err(|error| Error::InvalidJson(error.to_string()))?;
-        json_input::objects_only(&value, "").map_err(Error::InvalidJson)?;
-        let mut deserializer = serde_json::Deserializer::from_str(json);
-        let config: Self = json_input::read_tracked(&mut deserializer).map_err(|error| match json_input::explain::<Self>(error, &value) {
-            json_input::Explained { message, unknown_field: true } => Error::UnknownJsonField(message),
-            json_input::Explained { message, unknown_field: false } => Error::InvalidJson(message),
+        let config = json::read_text(json, "the configuration", json::records::config).map_err(|error| match error {
+            json::JsonError { message, unknown_field: true } => Error::UnknownJsonField(message),
+            json::JsonError { message, unknown_field: false } => Error::InvalidJson(message),
         })?;
-        deserializer.end().map_err(|error| Error::InvalidJson(error.to_string()))?;
         Ok(config.validate()?)
     }
 
@@ -177,7 +173,9 @@ impl Config {
     /// defaults). [`Config::from_json`] reads it back to an identical configuration.
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|_| unreachable!("a Config always serializes"))
+        let mut writer = json::Writer::new(true);
+        json::records::write_config(&mut writer, self);
+        writer.finish()
     }
 
     /// Checks every setting and precomputes what the math needs.
@@ -317,7 +315,7 @@ mod tests {
         let cases = [
             (r#"{"demotion_margin": "30"}"#, r#"invalid configuration JSON: demotion_margin: expected a number (got the string "30") at line 1 column 24"#),
             (r#"{"protected_games": -1}"#, "invalid configuration JSON: protected_games: expected a whole number from 0 to 4294967295 (got the number -1) at line 1 column 22"),
-            (r#"{"protected_games": 1.5}"#, "invalid configuration JSON: protected_games: expected a whole number (got the number 1.5) at line 1 column 23"),
+            (r#"{"protected_games": 1.5}"#, "invalid configuration JSON: protected_games: expected a whole number from 0 to 4294967295 (got the number 1.5) at line 1 column 23"),
             (r#"{"initial_rating": true}"#, "invalid configuration JSON: initial_rating: expected a number (got true) at line 1 column 23"),
             (r#"{"leagues": {}}"#, "invalid configuration JSON: leagues: expected a list ([...]) (got an object) at line 1 column 12"),
             (r#"{"k_policy": 5}"#, "invalid configuration JSON: k_policy: expected an object ({...}) (got the number 5) at line 1 column 14"),
@@ -326,7 +324,7 @@ mod tests {
             (r#"{"rounding": 5}"#, r#"invalid configuration JSON: rounding: expected one of "none", "truncate", "half_away_from_zero" (got the number 5) at line 1 column 14"#),
             (
                 r#"{"season_reset": {"anchor": null}}"#,
-                r#"invalid configuration JSON: season_reset.anchor: expected "initial_rating" or "pool_mean" (got null) at line 1 column 29"#,
+                r#"invalid configuration JSON: season_reset.anchor: expected "initial_rating" or "pool_mean" (got null) at line 1 column 32"#,
             ),
         ];
         for (json, expected) in cases {
@@ -355,8 +353,8 @@ mod tests {
             (r#"{"streak_alpha":-0.5}"#, "streak_alpha"),
             (r#"{"min_rating":2000,"initial_rating":1500}"#, "initial_rating"),
             (r#"{"k_policy":{"policy":"league"}}"#, "k_policy.policy"),
-            // Inside tagged enums serde reports the enum's path, not the inner field.
-            (r#"{"k_policy":{"policy":"constant","k":"x"}}"#, "k_policy: expected a number (got the string \"x\")"),
+            // Inside tagged objects too the path names the field.
+            (r#"{"k_policy":{"policy":"constant","k":"x"}}"#, "k_policy.k: expected a number (got the string \"x\")"),
             (r#"{"leagues":[{"name":"A","min_rating":0,"k":1,"kk":2}]}"#, "kk"),
             (r#"{"expected_score":{"model":"logistic","scale":3}}"#, "scale"),
             (r#"{"k_policy":{"policy":"elo"}}"#, "k_policy"),

@@ -58,7 +58,7 @@ impl League {
 /// An ordered, validated list of leagues (possibly empty).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Leagues(Vec<League>);
+pub struct Leagues(pub(crate) Vec<League>);
 
 impl Leagues {
     /// Validates and wraps `leagues`.

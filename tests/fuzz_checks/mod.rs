@@ -4,6 +4,7 @@
 //! an invariant breaks:
 //!
 //! * every rating the engine returns with success is finite;
+//! * the library reads and writes a configuration as serde's derives do (`json.rs`);
 //! * a pool's own save loads back equal, and its total is its ratings summed exactly;
 //! * batch rating agrees bit for bit with one call per pair (and fails exactly when one
 //!   of them does);
@@ -18,6 +19,7 @@
 //!   (`paths.rs`; the `group_matches` and `seasons` targets).
 #![allow(dead_code)] // each fuzz target uses one check
 
+pub mod json;
 pub mod model;
 pub mod paths;
 pub mod sparse;
@@ -82,6 +84,9 @@ fn rules(choice: u8) -> Rules {
 /// identically and rate to finite results.
 pub fn config_json(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Some(disagreement) = json::disagreement(text) {
+        panic!("the library's reader and serde's disagree: {disagreement}");
+    }
     let Ok(rules) = Config::from_json(text) else { return };
     let again = Config::from_json(&rules.config().to_json()).expect("a configuration's own JSON parses");
     assert_eq!(again.config(), rules.config(), "configuration round trip");

@@ -27,6 +27,7 @@ use serde::Serialize;
 use super::stored::{Cold, Hot};
 use super::{report, Pool};
 use crate::error::{check_finite, Error};
+use crate::json::Writer;
 use crate::player::PlayerState;
 use crate::rating::season_rules::{reset_rating, ResetAnchor, SECONDS_PER_DAY};
 use crate::rating::standing::LeagueChange;
@@ -55,7 +56,8 @@ pub struct SeasonRecord {
 /// The version of the season-records JSON [`records_to_json`] writes.
 pub const RECORDS_VERSION: u32 = 1;
 
-#[derive(Serialize)]
+/// The records file. (serde writes it in the tests, to check [`records_to_json`].)
+#[cfg_attr(test, derive(Serialize))]
 struct RecordsFile<'a> {
     format: &'static str,
     version: u32,
@@ -78,7 +80,46 @@ pub fn records_to_json(pool: &Pool, records: &[SeasonRecord]) -> String {
         leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
         records,
     };
-    serde_json::to_string(&file).unwrap_or_else(|_| unreachable!("records always serialize"))
+    write_records(&file)
+}
+
+/// Writes the records file (compact, the fields in declaration order).
+fn write_records(file: &RecordsFile<'_>) -> String {
+    let mut writer = Writer::new(false);
+    writer.open('{');
+    writer.key("format");
+    writer.string(file.format);
+    writer.key("version");
+    writer.whole(u64::from(file.version));
+    writer.key("season_end");
+    writer.f64(file.season_end);
+    writer.key("leagues");
+    writer.open('[');
+    for name in &file.leagues {
+        writer.item();
+        writer.string(name);
+    }
+    writer.close(']');
+    writer.key("records");
+    writer.open('[');
+    for record in file.records {
+        writer.item();
+        writer.open('{');
+        writer.key("player");
+        writer.whole(record.player as u64);
+        writer.key("rating");
+        writer.f32(record.rating);
+        writer.key("peak_rating");
+        writer.f32(record.peak_rating);
+        for (key, value) in ["league", "peak_league", "games", "wins"].into_iter().zip([record.league, record.peak_league, record.games, record.wins]) {
+            writer.key(key);
+            writer.whole(u64::from(value));
+        }
+        writer.close('}');
+    }
+    writer.close(']');
+    writer.close('}');
+    writer.finish()
 }
 
 impl Pool {
@@ -253,5 +294,36 @@ impl Pool {
     #[must_use]
     pub fn decayed_through(&self) -> Option<f64> {
         self.decayed_through
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::league::{League, Leagues};
+    use crate::pool::Match;
+    use crate::Outcome;
+
+    /// The records file is what `serde_json::to_string` writes for it, league names with
+    /// characters that need escaping included.
+    #[test]
+    fn records_are_written_as_serde_writes_them() {
+        let leagues = Leagues::new(vec![League::new("Bronze \"B\"", 0.0, 40.0), League::new("Silver\\\n", 1510.0, 20.0)]).unwrap();
+        let mut pool = Pool::new(Config { leagues, ..Config::default() }.validate().unwrap());
+        pool.add_players(5);
+        let matches: Vec<Match> = (0..40).map(|i| Match::new(i % 5, (i * 3 + 1) % 5, if i % 3 == 0 { Outcome::DRAW } else { Outcome::WIN })).filter(|m| m.a != m.b).collect();
+        pool.apply(&matches, None).unwrap();
+        pool.set_clock(1.234_567e9).unwrap();
+        let records = pool.season_records();
+        let file = RecordsFile {
+            format: "ranking-elo-season",
+            version: RECORDS_VERSION,
+            season_end: pool.clock,
+            leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
+            records: &records,
+        };
+        assert_eq!(records_to_json(&pool, &records), serde_json::to_string(&file).unwrap());
+        assert!(records.iter().any(|r| r.rating.fract() != 0.0 && r.peak_league == 1), "{records:?}");
     }
 }
