@@ -89,3 +89,27 @@ fn reading_messages_are_the_recorded_ones() {
     assert!(cases >= 80, "only {cases} cases");
     assert!(kinds.get("config").copied().unwrap_or(0) >= 50 && kinds.get("pool").copied().unwrap_or(0) >= 15, "{kinds:?}");
 }
+
+/// Every syntax error in the table is the one `serde_json` gives for the same text, word
+/// for word and position for position (the reader promises `serde_json`'s syntax
+/// messages): a configuration whose text `serde_json` cannot parse gets exactly its message.
+#[test]
+fn syntax_errors_are_serde_jsons() {
+    let table = std::fs::read_to_string(table_path()).expect("the message table");
+    let mut compared = 0;
+    for line in table.lines().filter(|line| line.starts_with("config\t")) {
+        let input = unescape(line.split('\t').nth(1).expect("an input"));
+        if let Err(error) = serde_json::from_str::<serde_json::Value>(&input) {
+            let got = message("config", line.split('\t').nth(1).expect("an input"));
+            // serde_json has no message for numbers beyond f32 or f64 that is about the
+            // field; the library's says which field (`victory_bonus: number out of range`).
+            if error.to_string().starts_with("number out of range") {
+                assert!(got.ends_with(&format!(": {error}")), "{input}: {got}");
+            } else {
+                assert_eq!(got, format!("invalid configuration JSON: {error}"), "{input}");
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 25, "only {compared} syntax errors in the table");
+}

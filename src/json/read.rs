@@ -9,13 +9,14 @@
 //!
 //! Positions follow `serde_json`'s rule: the column counts the bytes of the line read so
 //! far. A scalar at fault is read whole (the position is its last byte); an object or a
-//! list where a scalar belongs is not entered (the position is just before it); a syntax
-//! error points at the byte that cannot be read.
+//! list where something else belongs is not entered (the position is its bracket, where
+//! `serde_json` gives the byte before it); a syntax error points at the byte that cannot
+//! be read.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// The deepest nesting of objects and lists read (`serde_json`'s limit).
+/// Objects and lists may nest fewer levels than this (`serde_json` refuses the 128th).
 const MAX_DEPTH: usize = 128;
 
 /// What an unsigned field accepts, in the messages.
@@ -154,10 +155,15 @@ impl<'a> Reader<'a> {
                 let first = self.hex4()?;
                 let code = match first {
                     0xD800..=0xDBFF => {
-                        if !self.text[self.pos..].starts_with("\\u") {
-                            return Err(self.syntax(self.pos, "unexpected end of hex escape"));
+                        // A leading surrogate: `\u` and a trailing one must follow (the
+                        // byte that is not is read before the error, as serde_json does).
+                        for expected in [b'\\', b'u'] {
+                            match self.peek() {
+                                None => return Err(self.syntax(self.pos, "EOF while parsing a string")),
+                                Some(byte) if byte != expected => return Err(self.syntax(self.pos + 1, "unexpected end of hex escape")),
+                                Some(_) => self.pos += 1,
+                            }
                         }
-                        self.pos += 2;
                         let second = self.hex4()?;
                         if !(0xDC00..=0xDFFF).contains(&second) {
                             return Err(self.syntax(self.pos, "lone leading surrogate in hex escape"));
@@ -167,7 +173,8 @@ impl<'a> Reader<'a> {
                     0xDC00..=0xDFFF => return Err(self.syntax(self.pos, "lone leading surrogate in hex escape")),
                     code => code,
                 };
-                char::from_u32(code).ok_or_else(|| self.syntax(self.pos, "invalid unicode code point"))?
+                // Every code outside the surrogates, and every pair, is a character.
+                char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
             }
             _ => return Err(self.syntax(self.pos, "invalid escape")),
         })
@@ -175,14 +182,14 @@ impl<'a> Reader<'a> {
 
     /// Reads the four hex digits of a `\u` escape.
     fn hex4(&mut self) -> Read<u32> {
-        let mut code = 0;
-        for _ in 0..4 {
-            let Some(byte) = self.peek() else { return Err(self.syntax(self.text.len(), "EOF while parsing a string")) };
-            self.pos += 1;
-            let digit = char::from(byte).to_digit(16).ok_or_else(|| self.syntax(self.pos, "invalid escape"))?;
-            code = code * 16 + digit;
-        }
-        Ok(code)
+        // All four bytes are read before a bad one is reported (serde_json's positions).
+        let Some(digits) = self.text.as_bytes().get(self.pos..self.pos + 4) else {
+            self.pos = self.text.len();
+            return Err(self.syntax(self.pos, "EOF while parsing a string"));
+        };
+        self.pos += 4;
+        let code = digits.iter().try_fold(0, |code, &byte| Some(code * 16 + char::from(byte).to_digit(16)?));
+        code.ok_or_else(|| self.syntax(self.pos, "invalid escape"))
     }
 
     /// Skips decimal digits; whether there was one.
@@ -219,6 +226,8 @@ impl<'a> Reader<'a> {
         }
         if self.peek() == Some(b'.') {
             self.pos += 1;
+            // Unlike after a sign or an `e` ([`Reader::digit_missing`]), `serde_json` points
+            // at the byte after the point without reading it.
             if !self.digits() {
                 return Err(if self.peek().is_none() { self.syntax(self.pos, "EOF while parsing a value") } else { self.syntax_here("invalid number") });
             }
@@ -333,7 +342,7 @@ impl<'a> Reader<'a> {
     /// Reads any value, checking its syntax.
     fn skip(&mut self, depth: usize) -> Read<()> {
         let token = self.token()?;
-        if matches!(token, Token::Object | Token::List) && depth == MAX_DEPTH {
+        if matches!(token, Token::Object | Token::List) && depth + 1 >= MAX_DEPTH {
             return Err(self.syntax_here("recursion limit exceeded"));
         }
         match token {
@@ -361,18 +370,20 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The value here is not `expected`: reads a scalar whole and says what it is.
+    /// The value here is not `expected`: reads a scalar whole and says what it is. The
+    /// position is a scalar's last byte, or the bracket of an object or a list (which is
+    /// not entered).
     fn mismatch(&mut self, expected: &str) -> JsonError {
-        let got = match self.token() {
+        let (got, at) = match self.token() {
             Err(error) => return error,
-            Ok(Token::Object) => Cow::Borrowed("an object"),
-            Ok(Token::List) => Cow::Borrowed("a list"),
-            Ok(Token::Null) => Cow::Borrowed("null"),
-            Ok(Token::Bool(flag)) => Cow::Borrowed(if flag { "true" } else { "false" }),
-            Ok(Token::Number(number)) => Cow::Owned(format!("the number {number}")),
-            Ok(Token::Str(text)) => Cow::Owned(format!("the string {text:?}")),
+            Ok(Token::Object) => (Cow::Borrowed("an object"), self.pos + 1),
+            Ok(Token::List) => (Cow::Borrowed("a list"), self.pos + 1),
+            Ok(Token::Null) => (Cow::Borrowed("null"), self.pos),
+            Ok(Token::Bool(flag)) => (Cow::Borrowed(if flag { "true" } else { "false" }), self.pos),
+            Ok(Token::Number(number)) => (Cow::Owned(format!("the number {number}")), self.pos),
+            Ok(Token::Str(text)) => (Cow::Owned(format!("the string {text:?}")), self.pos),
         };
-        self.fail(self.pos, &format!("expected {expected} (got {got})"))
+        self.fail(at, &format!("expected {expected} (got {got})"))
     }
 
     /// Appends a field to the path.
@@ -387,7 +398,7 @@ impl<'a> Reader<'a> {
     /// [`Reader::variant`], unless empty), calling `field` with the index of each; the
     /// fields whose bits are set in `required` must be there. Unknown and repeated fields
     /// are refused.
-    pub(crate) fn object(&mut self, fields: &[&str], required: u32, tag: &str, field: &mut dyn FnMut(&mut Self, usize) -> Read<()>) -> Read<()> {
+    pub(crate) fn object(&mut self, fields: &[&str], required: u64, tag: &str, field: &mut dyn FnMut(&mut Self, usize) -> Read<()>) -> Read<()> {
         if self.next_byte() != Some(b'{') {
             return Err(self.mismatch("an object ({...})"));
         }
@@ -416,7 +427,7 @@ impl<'a> Reader<'a> {
             reader.path.truncate(outer);
             Ok(())
         })?;
-        let missing = u64::from(required) & !seen;
+        let missing = required & !seen;
         if missing != 0 {
             let name = fields[missing.trailing_zeros() as usize];
             return Err(self.fail(self.pos, &format!("the field {name:?} is missing (it is required here)")));
@@ -484,6 +495,7 @@ impl<'a> Reader<'a> {
         match self.next_byte() {
             Some(b't' | b'f') => match self.token()? {
                 Token::Bool(flag) => Ok(flag),
+                // Not reached: `t` and `f` start only `true` and `false`, or a syntax error.
                 _ => Err(self.syntax(self.pos, "expected ident")),
             },
             _ => Err(self.mismatch("true or false")),

@@ -86,7 +86,8 @@ pub(crate) fn config(reader: &mut Reader<'_>) -> Read<Config> {
             16 => config.demotion_margin = reader.f64()?,
             17 => config.protected_games = reader.u32()?,
             18 => config.season_reset = season_reset(reader)?,
-            _ => config.decay = decay(reader)?,
+            19 => config.decay = decay(reader)?,
+            _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
     })?;
@@ -179,7 +180,8 @@ fn leagues(reader: &mut Reader<'_>) -> Read<Leagues> {
                 2 => league.k = reader.optional(Reader::f64)?,
                 3 => league.score_share_bonus = reader.optional(Reader::f64)?,
                 4 => league.victory_bonus = reader.optional(Reader::f64)?,
-                _ => league.season_keep = reader.optional(Reader::f64)?,
+                5 => league.season_keep = reader.optional(Reader::f64)?,
+                _ => unreachable!("Reader::object passes only indices of the fields it is given"),
             }
             Ok(())
         })?;
@@ -212,7 +214,8 @@ fn decay(reader: &mut Reader<'_>) -> Read<Decay> {
             1 => decay.points_per_day = reader.f64()?,
             2 => decay.min_rating = reader.optional(Reader::f32)?,
             3 => decay.min_league = reader.optional(Reader::u32)?,
-            _ => decay.floor = reader.optional(Reader::f32)?,
+            4 => decay.floor = reader.optional(Reader::f32)?,
+            _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
     })?;
@@ -254,7 +257,8 @@ pub(crate) fn player(reader: &mut Reader<'_>) -> Read<PlayerState> {
             9 => player.season_wins = reader.u32()?,
             10 => player.peak_rating = reader.f32()?,
             11 => player.peak_league = reader.u32()?,
-            _ => player.last_played = reader.f64()?,
+            12 => player.last_played = reader.f64()?,
+            _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
     })?;
@@ -529,6 +533,36 @@ pub(crate) mod tests {
                 peak_league: counts[6],
                 last_played,
             }
+        }
+    }
+
+    /// Each field of each table is read by its own arm: a wrong value in it is reported at
+    /// its path (an arm missing or out of order would leave the value unread, or read it
+    /// as another field). Each value is alone in its object, so that the wrong value comes
+    /// before any missing field is noticed.
+    #[test]
+    fn every_field_is_read_by_its_arm() {
+        let at = |message: &str, path: &str| message.contains(&format!("{path}: expected")) || message.contains(&format!("{path}[0]: expected"));
+        for field in CONFIG_FIELDS {
+            let message = Config::from_json(&format!(r#"{{"{field}": [1]}}"#)).unwrap_err().to_string();
+            assert!(at(&message, field), "{message}");
+        }
+        for field in LEAGUE_FIELDS {
+            let message = Config::from_json(&format!(r#"{{"leagues": [{{"{field}": [1]}}]}}"#)).unwrap_err().to_string();
+            assert!(at(&message, &format!("leagues[0].{field}")), "{message}");
+        }
+        for field in DECAY_FIELDS {
+            let message = Config::from_json(&format!(r#"{{"decay": {{"{field}": [1]}}}}"#)).unwrap_err().to_string();
+            assert!(at(&message, &format!("decay.{field}")), "{message}");
+        }
+        let save = |pool: &str| format!(r#"{{"format":"{}","version":3,"checksum":"{}","pool":{pool}}}"#, crate::save::FORMAT, crate::save::checksum(pool));
+        for field in PLAYER_FIELDS {
+            let message = crate::save::from_json(&save(&format!(r#"{{"players":[{{"{field}":[1]}}]}}"#))).unwrap_err().to_string();
+            assert!(at(&message, &format!("pool.players[0].{field}")), "{message}");
+        }
+        for field in ["config", "players", "offset", "stored_sum", "clock", "decayed_through"] {
+            let message = crate::save::from_json(&save(&format!(r#"{{"{field}":[1]}}"#))).unwrap_err().to_string();
+            assert!(at(&message, &format!("pool.{field}")), "{message}");
         }
     }
 

@@ -92,6 +92,11 @@ impl Writer {
     #[inline(never)]
     pub(crate) fn string(&mut self, text: &str) {
         self.out.push('"');
+        if !text.bytes().any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\') {
+            self.out.push_str(text);
+            self.out.push('"');
+            return;
+        }
         for c in text.chars() {
             match c {
                 '"' => self.out.push_str("\\\""),
@@ -124,8 +129,17 @@ impl Writer {
 
     /// Writes a whole number.
     #[inline(never)]
-    pub(crate) fn whole(&mut self, number: u64) {
-        let _ = write!(self.out, "{number}");
+    pub(crate) fn whole(&mut self, mut number: u64) {
+        let (mut digits, mut start) = ([0_u8; 20], 20);
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (number % 10) as u8;
+            number /= 10;
+            if number == 0 {
+                break;
+            }
+        }
+        self.out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or("0"));
     }
 
     /// Writes an `f64` (`null` when not finite, as `serde_json` does).
@@ -134,7 +148,7 @@ impl Writer {
         if number.is_finite() {
             self.scratch.clear();
             let _ = write!(self.scratch, "{number:e}");
-            self.number(number, F64_PLAIN);
+            self.number(number, false);
         } else {
             self.null();
         }
@@ -146,63 +160,85 @@ impl Writer {
         if number.is_finite() {
             self.scratch.clear();
             let _ = write!(self.scratch, "{number:e}");
-            self.number(f64::from(number), F32_PLAIN);
+            self.number(f64::from(number), true);
         } else {
             self.null();
         }
     }
 
-    /// Lays out the shortest digits in `scratch` (`-d.ddde-x`, from `{:e}`) of `value`.
-    fn number(&mut self, value: f64, plain: RangeInclusive<i32>) {
-        let text = std::mem::take(&mut self.scratch);
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        let exponent: i32 = exponent.parse().unwrap_or(0);
-        let mantissa = mantissa.strip_prefix('-').map_or(mantissa, |digits| {
-            self.out.push('-');
-            digits
-        });
-        let mut digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-        if digits == b"0" {
+    /// Lays out the shortest digits in `scratch` (`-d.ddde-x`, from `{:e}`) of `value` (an
+    /// `f32`'s when `single`).
+    fn number(&mut self, value: f64, single: bool) {
+        // At most 17 significant digits (an f64's shortest form), 9 for an f32.
+        let (mut digits, mut count, mut exponent, mut negative_exponent) = ([0_u8; 20], 0, 0_i32, false);
+        let mut in_exponent = false;
+        for byte in self.scratch.bytes() {
+            match byte {
+                b'-' if !in_exponent => self.out.push('-'),
+                b'-' => negative_exponent = true,
+                b'e' => in_exponent = true,
+                b'0'..=b'9' if in_exponent => exponent = exponent * 10 + i32::from(byte - b'0'),
+                b'0'..=b'9' if count < digits.len() => {
+                    digits[count] = byte;
+                    count += 1;
+                }
+                _ => {}
+            }
+        }
+        if negative_exponent {
+            exponent = -exponent;
+        }
+        if digits[..count] == *b"0" {
             self.out.push_str("0.0");
-            self.scratch = text;
             return;
         }
-        let count = i32::try_from(digits.len()).unwrap_or(i32::MAX);
-        // A tie: the value is exactly halfway between these digits and the ones below.
-        if let Some(last) = digits.last_mut().filter(|last| (**last - b'0') % 2 == 1) {
-            let below = *last - 1;
-            let halfway = digits[..digits.len() - 1].iter().chain([&below, &b'5']).fold(0_u64, |n, &d| n.wrapping_mul(10).wrapping_add(u64::from(d - b'0')));
-            if digits.len() < 19 && equals_decimal(value.abs(), halfway, exponent - count) {
-                if let Some(last) = digits.last_mut() {
-                    *last = below;
+        let digits = &mut digits[..count];
+        let count = i32::try_from(count).unwrap_or(i32::MAX);
+        // A tie: the value is exactly halfway between these digits and the ones below, and
+        // those read back to it too (not so below a power of two, where the gap to the
+        // next value down is half as wide).
+        if let Some(&last) = digits.last().filter(|last| (**last - b'0') % 2 == 1) {
+            let shortest = digits.iter().try_fold(0_u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
+            let halfway = shortest.and_then(|n| n.checked_mul(10)).map(|n| n - 5);
+            if halfway.is_some_and(|halfway| equals_decimal(value.abs(), halfway, exponent - count)) {
+                let below = format!("{}e{}", shortest.unwrap_or(0) - 1, exponent - count + 1);
+                let reads_back = if single { below.parse::<f32>().map(f64::from) } else { below.parse::<f64>() };
+                if reads_back == Ok(value.abs()) {
+                    digits[digits.len() - 1] = last - 1;
                 }
             }
         }
-        let digits = std::str::from_utf8(&digits).unwrap_or("0");
-        if plain.contains(&exponent) {
+        let digits = std::str::from_utf8(digits).unwrap_or("0");
+        let zeros = |out: &mut String, n: i32| out.extend(std::iter::repeat_n('0', usize::try_from(n).unwrap_or(0)));
+        if if single { F32_PLAIN } else { F64_PLAIN }.contains(&exponent) {
             if count - 1 <= exponent {
                 // 1234e7: 12340000000.0
                 self.out.push_str(digits);
-                self.out.extend(std::iter::repeat_n('0', usize::try_from(exponent - (count - 1)).unwrap_or(0)));
+                zeros(&mut self.out, exponent - (count - 1));
                 self.out.push_str(".0");
             } else if exponent >= 0 {
                 // 1234e-2: 12.34
                 let (whole, fraction) = digits.split_at(usize::try_from(exponent + 1).unwrap_or(0).min(digits.len()));
-                let _ = write!(self.out, "{whole}.{fraction}");
+                self.out.push_str(whole);
+                self.out.push('.');
+                self.out.push_str(fraction);
             } else {
                 // 1234e-6: 0.001234
                 self.out.push_str("0.");
-                self.out.extend(std::iter::repeat_n('0', usize::try_from(-exponent - 1).unwrap_or(0)));
+                zeros(&mut self.out, -exponent - 1);
                 self.out.push_str(digits);
             }
         } else {
             // 1234e30: 1.234e+33
             let (first, rest) = digits.split_at(1);
-            let point = if rest.is_empty() { "" } else { "." };
-            let sign = if exponent < 0 { '-' } else { '+' };
-            let _ = write!(self.out, "{first}{point}{rest}e{sign}{}", exponent.unsigned_abs());
+            self.out.push_str(first);
+            if !rest.is_empty() {
+                self.out.push('.');
+                self.out.push_str(rest);
+            }
+            self.out.push_str(if exponent < 0 { "e-" } else { "e+" });
+            self.whole(u64::from(exponent.unsigned_abs()));
         }
-        self.scratch = text;
     }
 }
 
@@ -269,6 +305,16 @@ mod tests {
             for value in f32s {
                 assert_eq!(written_f32(value), serde_json::to_string(&value).unwrap(), "{value:e}");
             }
+        }
+        // Every power of two: the gap below is half the gap above (2^-24 is a tie whose
+        // even neighbour does not read back).
+        let powers_of_two = (0..52).map(|bit| 1_u64 << bit).chain((1..2047).map(|biased| biased << 52));
+        for value in powers_of_two.map(f64::from_bits) {
+            assert_eq!(written_f64(value), serde_json::to_string(&value).unwrap(), "{value:e}");
+            assert_eq!(written_f64(-value), serde_json::to_string(&-value).unwrap(), "{value:e}");
+        }
+        for value in (0..23).map(|bit| 1_u32 << bit).chain((1..255).map(|biased| biased << 23)).map(f32::from_bits) {
+            assert_eq!(written_f32(value), serde_json::to_string(&value).unwrap(), "{value:e}");
         }
         for value in [0.0, -0.0, 1.0, 1e15, 1e16, 1e-5, 1e-6, 5e-324, f64::MAX, f64::MIN_POSITIVE, 1500.0, f64::NAN, f64::INFINITY] {
             assert_eq!(written_f64(value), serde_json::to_string(&value).unwrap(), "{value:e}");

@@ -115,7 +115,8 @@ fn envelope(reader: &mut Reader<'_>) -> Read<Envelope> {
             0 => envelope.format = reader.string_value()?,
             1 => envelope.version = reader.u32()?,
             2 => envelope.checksum = reader.string_value()?,
-            _ => envelope.pool = reader.skip_value()?,
+            3 => envelope.pool = reader.skip_value()?,
+            _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
     })?;
@@ -179,7 +180,8 @@ fn pool_data(reader: &mut Reader<'_>) -> Read<PoolData> {
             2 => data.offset = reader.f64()?,
             3 => data.stored_sum = reader.optional(Reader::f64)?,
             4 => data.clock = reader.f64()?,
-            _ => data.decayed_through = reader.optional(Reader::f64)?,
+            5 => data.decayed_through = reader.optional(Reader::f64)?,
+            _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
     })?;

@@ -317,7 +317,7 @@ mod tests {
             (r#"{"protected_games": -1}"#, "invalid configuration JSON: protected_games: expected a whole number from 0 to 4294967295 (got the number -1) at line 1 column 22"),
             (r#"{"protected_games": 1.5}"#, "invalid configuration JSON: protected_games: expected a whole number from 0 to 4294967295 (got the number 1.5) at line 1 column 23"),
             (r#"{"initial_rating": true}"#, "invalid configuration JSON: initial_rating: expected a number (got true) at line 1 column 23"),
-            (r#"{"leagues": {}}"#, "invalid configuration JSON: leagues: expected a list ([...]) (got an object) at line 1 column 12"),
+            (r#"{"leagues": {}}"#, "invalid configuration JSON: leagues: expected a list ([...]) (got an object) at line 1 column 13"),
             (r#"{"k_policy": 5}"#, "invalid configuration JSON: k_policy: expected an object ({...}) (got the number 5) at line 1 column 14"),
             (r#"{"leagues": [{"min_rating": 0}]}"#, r#"invalid configuration JSON: leagues[0]: the field "name" is missing (it is required here) at line 1 column 30"#),
             (r#"{"rounding": "up"}"#, r#"invalid configuration JSON: rounding: unknown value "up": expected one of "none", "truncate", "half_away_from_zero" at line 1 column 17"#),
