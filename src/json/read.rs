@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 const MAX_DEPTH: usize = 128;
 
 /// What an unsigned field accepts, in the messages.
-pub(crate) const WHOLE_NUMBER: &str = "a whole number from 0 to 4294967295";
+const WHOLE_NUMBER: &str = "a whole number from 0 to 4294967295";
 
 /// Why a text could not be read.
 #[derive(Debug)]
@@ -99,7 +99,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An error about the value at the reader's path, after the first `at` bytes.
-    pub(crate) fn fail(&self, at: usize, what: &str) -> JsonError {
+    fn fail(&self, at: usize, what: &str) -> JsonError {
         let label = if self.path.is_empty() { self.root } else { &self.path };
         let separator = if label.is_empty() { "" } else { ": " };
         JsonError { message: format!("{label}{separator}{what}{}", self.position(at)), unknown_field: false }
@@ -362,7 +362,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks the syntax of the whole text: one value and nothing after it.
-    pub(crate) fn check_syntax(&mut self) -> Read<()> {
+    fn check_syntax(&mut self) -> Read<()> {
         self.skip(0)?;
         match self.next_byte() {
             Some(_) => Err(self.syntax_here("trailing characters")),
