@@ -97,75 +97,56 @@ pub(crate) fn config(reader: &mut Reader<'_>) -> Read<Config> {
 /// Reads the expected-score model, tagged by `model`.
 fn expected_score(reader: &mut Reader<'_>) -> Read<ExpectedScoreModel> {
     let variant = reader.variant("model", &MODELS)?;
-    let (field, mut value) = [("c", DEFAULT_LOGISTIC_SCALE), ("k", DEFAULT_LINEAR_SLOPE), ("beta", DEFAULT_NORMAL_BETA)][variant];
-    reader.object(&[field], 0, "model", &mut |reader, _| {
-        value = reader.f64()?;
-        Ok(())
-    })?;
+    let (field, default) = [("c", DEFAULT_LOGISTIC_SCALE), ("k", DEFAULT_LINEAR_SLOPE), ("beta", DEFAULT_NORMAL_BETA)][variant];
+    let value = tagged_field(reader, "model", field, default, Reader::f64)?;
     Ok([ExpectedScoreModel::Logistic { c: value }, ExpectedScoreModel::Linear { k: value }, ExpectedScoreModel::Normal { beta: value }][variant])
 }
 
 /// Reads the K policy, tagged by `policy`.
 fn k_policy(reader: &mut Reader<'_>) -> Read<KPolicy> {
-    const TAG: &str = "policy";
-    Ok(match reader.variant(TAG, &POLICIES)? {
-        0 => {
-            let mut k = DEFAULT_K;
-            reader.object(&["k"], 0, TAG, &mut |reader, _| {
-                k = reader.f64()?;
-                Ok(())
-            })?;
-            KPolicy::Constant { k }
-        }
-        1 => {
-            let mut period_rule = false;
-            reader.object(&["period_rule"], 0, TAG, &mut |reader, _| {
-                period_rule = reader.bool()?;
-                Ok(())
-            })?;
-            KPolicy::Fide { period_rule }
-        }
-        2 => {
-            let mut tiers = Vec::new();
-            reader.object(&["tiers"], 1, TAG, &mut |reader, _| {
-                reader.list(&mut |reader| {
-                    let (below, k) = tier(reader, Reader::u32)?;
-                    tiers.push(GamesTier { below, k });
-                    Ok(())
-                })
-            })?;
-            KPolicy::GamesPlayed { tiers }
-        }
-        3 => {
-            let mut tiers = Vec::new();
-            reader.object(&["tiers"], 1, TAG, &mut |reader, _| {
-                reader.list(&mut |reader| {
-                    let (below, k) = tier(reader, Reader::f32)?;
-                    tiers.push(RatingTier { below, k });
-                    Ok(())
-                })
-            })?;
-            KPolicy::RatingBands { tiers }
-        }
+    Ok(match reader.variant("policy", &POLICIES)? {
+        0 => KPolicy::Constant { k: tagged_field(reader, "policy", "k", DEFAULT_K, Reader::f64)? },
+        1 => KPolicy::Fide { period_rule: tagged_field(reader, "policy", "period_rule", false, Reader::bool)? },
+        2 => KPolicy::GamesPlayed { tiers: tiers(reader, Reader::u32, |below, k| GamesTier { below, k })? },
+        3 => KPolicy::RatingBands { tiers: tiers(reader, Reader::f32, |below, k| RatingTier { below, k })? },
         _ => {
-            reader.object(&[], 0, TAG, &mut |_, _| Ok(()))?;
+            reader.object(&[], 0, "policy", &mut |_, _| Ok(()))?;
             KPolicy::League {}
         }
     })
 }
 
-/// Reads one tier of a K policy: `below` (optional, read by `below`) and `k`.
-fn tier<'a, T>(reader: &mut Reader<'a>, below: fn(&mut Reader<'a>) -> Read<T>) -> Read<(Option<T>, f64)> {
-    let (mut bound, mut k) = (None, 0.0);
-    reader.object(&["below", "k"], 0b10, "", &mut |reader, field| {
-        if field == 0 {
-            bound = reader.optional(below)?;
-        } else {
-            k = reader.f64()?;
-        }
+/// Reads a tagged object (its tag `tag` already read by [`Reader::variant`]) whose one
+/// field `field` is optional: read by `read`, `default` when absent.
+fn tagged_field<'a, T>(reader: &mut Reader<'a>, tag: &str, field: &str, default: T, read: fn(&mut Reader<'a>) -> Read<T>) -> Read<T> {
+    let mut value = default;
+    reader.object(&[field], 0, tag, &mut |reader, _| {
+        value = read(reader)?;
         Ok(())
     })?;
-    Ok((bound, k))
+    Ok(value)
+}
+
+/// Reads a K policy tagged `policy` whose one field `tiers` (required) lists tiers: each
+/// `below` (optional, read by `below`) and `k` (required), made into a `U` by `tier`.
+fn tiers<'a, T, U>(reader: &mut Reader<'a>, below: fn(&mut Reader<'a>) -> Read<T>, tier: fn(Option<T>, f64) -> U) -> Read<Vec<U>> {
+    let mut tiers = Vec::new();
+    reader.object(&["tiers"], 1, "policy", &mut |reader, _| {
+        reader.list(&mut |reader| {
+            let (mut bound, mut k) = (None, 0.0);
+            reader.object(&["below", "k"], 0b10, "", &mut |reader, field| {
+                if field == 0 {
+                    bound = reader.optional(below)?;
+                } else {
+                    k = reader.f64()?;
+                }
+                Ok(())
+            })?;
+            tiers.push(tier(bound, k));
+            Ok(())
+        })
+    })?;
+    Ok(tiers)
 }
 
 /// Reads the list of leagues.

@@ -73,14 +73,20 @@ struct RecordsFile<'a> {
 /// "peak_league", "games", "wins"}, …]}`.
 #[must_use]
 pub fn records_to_json(pool: &Pool, records: &[SeasonRecord]) -> String {
-    let file = RecordsFile {
-        format: "ranking-elo-season",
-        version: RECORDS_VERSION,
-        season_end: pool.clock,
-        leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
-        records,
-    };
-    write_records(&file)
+    write_records(&RecordsFile::of(pool, records))
+}
+
+impl<'a> RecordsFile<'a> {
+    /// The file of `records` at `pool`'s clock, with its league names.
+    fn of(pool: &'a Pool, records: &'a [SeasonRecord]) -> Self {
+        Self {
+            format: "ranking-elo-season",
+            version: RECORDS_VERSION,
+            season_end: pool.clock,
+            leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
+            records,
+        }
+    }
 }
 
 /// Writes the records file (compact, the fields in declaration order).
@@ -316,14 +322,7 @@ mod tests {
         pool.apply(&matches, None).unwrap();
         pool.set_clock(1.234_567e9).unwrap();
         let records = pool.season_records();
-        let file = RecordsFile {
-            format: "ranking-elo-season",
-            version: RECORDS_VERSION,
-            season_end: pool.clock,
-            leagues: pool.rules.config.leagues.as_slice().iter().map(|l| l.name.as_str()).collect(),
-            records: &records,
-        };
-        assert_eq!(records_to_json(&pool, &records), serde_json::to_string(&file).unwrap());
+        assert_eq!(records_to_json(&pool, &records), serde_json::to_string(&RecordsFile::of(&pool, &records)).unwrap());
         assert!(records.iter().any(|r| r.rating.fract() != 0.0 && r.peak_league == 1), "{records:?}");
     }
 }
