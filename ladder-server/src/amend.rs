@@ -11,6 +11,15 @@ use crate::model::{check_name, Game, MatchRequest};
 /// The longest annulment reason, in bytes.
 pub const MAX_REASON: usize = 500;
 
+/// Unicode's format characters that change how text around them reads without showing
+/// themselves: direction marks, embeddings, overrides and isolates, zero-width characters,
+/// the soft hyphen and the byte-order mark. A reason shown in a console or a log cannot hide
+/// or reorder text with them.
+#[must_use]
+pub fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}')
+}
+
 /// What an admin asks.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -57,8 +66,8 @@ impl Amendment {
         check_name(match_id, "match id")?;
         let body: AnnulBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("annulment: {e} (send {{\"reason\": \"…\"}})")))?;
         let reason = body.reason.trim().to_owned();
-        if reason.is_empty() || reason.len() > MAX_REASON || reason.chars().any(char::is_control) {
-            return Err(ApiError::invalid("invalid_reason", format!("the reason is 1 to {MAX_REASON} bytes of text without control characters")));
+        if reason.is_empty() || reason.len() > MAX_REASON || reason.chars().any(|c| c.is_control() || is_invisible(c)) {
+            return Err(ApiError::invalid("invalid_reason", format!("the reason is 1 to {MAX_REASON} bytes of text without control, direction-override or zero-width characters")));
         }
         Ok(Self { match_id: match_id.to_owned(), action: Action::Annul { reason } })
     }
@@ -100,7 +109,9 @@ impl Amendment {
     #[must_use]
     pub fn inputs_json(&self) -> String {
         match &self.action {
-            Action::Annul { reason } => serde_json::json!({ "match": self.match_id, "reason": reason }).to_string(),
+            // The reason is free text (it may name a person): it stays out of the hashed
+            // inputs, in the entry's results and the match's mark.
+            Action::Annul { .. } => serde_json::json!({ "match": self.match_id }).to_string(),
             Action::Correct { game } => serde_json::json!({ "match": self.match_id, "result": game }).to_string(),
         }
     }
@@ -114,12 +125,36 @@ pub struct Outcome<'a> {
     pub match_id: &'a str,
     /// `annul` or `correct`.
     pub action: &'static str,
+    /// An annulment's reason: kept here, outside the hashed inputs, so that the chain never
+    /// depends on free text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
     /// Later matches whose results changed.
     pub rerated: usize,
     /// Players whose state changed.
     pub players_changed: usize,
     /// Their names (the first 1,000).
     pub players: Vec<&'a str>,
+}
+
+impl<'a> Outcome<'a> {
+    /// The outcome of `amendment`, which rerated `rerated` matches and changed `changed`
+    /// players (the first [`LISTED_PLAYERS`] are listed).
+    #[must_use]
+    pub fn new(amendment: &'a Amendment, rerated: usize, changed: &[&'a str]) -> Self {
+        let reason = match &amendment.action {
+            Action::Annul { reason } => Some(reason.as_str()),
+            Action::Correct { .. } => None,
+        };
+        Self {
+            match_id: &amendment.match_id,
+            action: amendment.kind(),
+            reason,
+            rerated,
+            players_changed: changed.len(),
+            players: changed.iter().take(LISTED_PLAYERS).copied().collect(),
+        }
+    }
 }
 
 /// The answer's size limit: names listed in [`Outcome::players`].
@@ -161,10 +196,17 @@ impl Request {
         Ok(Self { match_id: match_id.to_owned(), kind, body: body.to_vec() })
     }
 
-    /// The journal id of an annulment's entry.
+    /// The journal id of an annulment's entry: `annul/ID`, in the server's own id space
+    /// ([`crate::model::server_id`]).
     #[must_use]
     pub fn annul_id(&self) -> String {
-        format!("annul:{}", self.match_id)
+        crate::model::server_id(&["annul", &self.match_id])
+    }
+
+    /// The journal id of the match's `n`th correction: `correct/ID/N`.
+    #[must_use]
+    pub fn correction_id(&self, n: usize) -> String {
+        crate::model::server_id(&["correct", &self.match_id, &n.to_string()])
     }
 }
 

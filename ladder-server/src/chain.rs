@@ -1,24 +1,115 @@
-//! The journal's hash chain. Each entry's `hash` is SHA-256 over the previous entry's hash
-//! (of the same ladder; 32 zero bytes before the first) and the entry's canonical content:
-//! its `seq`, `kind`, `id`, `time` and inputs, with every player written as their number
-//! (the order in which they joined the ladder, from 0) instead of their name. Results are
-//! not hashed (a replay recomputes them, and an annulment rewrites them), nor are the marks
-//! an amendment leaves (the amendment is an entry of its own), nor names (an erasure
-//! replaces them): so annulments, corrections and erasures keep the chain valid, while a
-//! changed result, a deleted entry or a swapped order does not verify.
+//! The journal's hash chain (version 2). Each entry's `hash` is SHA-256 over the previous
+//! entry's hash (of the same ladder) and the entry's canonical content: its `seq`, `kind`,
+//! `id`, `time` and inputs, with every player written as their number (the order in which
+//! they joined the ladder, from 0) instead of their name, a decay's `decayed_through`, and
+//! the keyed commitment of each player who joined with it. Before the first entry comes the
+//! ladder's genesis: SHA-256 of the first season's rules ([`genesis`]); later rules come in
+//! with season ends, whose inputs carry them. So the chain commits to everything the replay
+//! uses: the rules, every event's time and parameters, and who played.
 //!
-//! Anyone can recompute the numbers from an export: they are the positions of the names in
-//! the entries' `joined` lists, in `seq` order.
+//! Who played: a player's commitment is SHA-256 of a random salt of their own and their name
+//! ([`PlayerKey`]). An export shows each joining player's salt, so anyone can check that the
+//! name beside it is the one committed to (two players' names swapped do not verify). An
+//! erasure replaces the name by a pseudonym and destroys the salt: the commitment stays
+//! (the chain stays valid) but no longer leads back to the name.
+//!
+//! Results are not hashed (a replay recomputes them, and an annulment rewrites them), nor
+//! are the marks an amendment leaves (the amendment is an entry of its own), nor an
+//! annulment's reason (free text), nor names: so annulments, corrections and erasures keep
+//! the chain valid, while a changed result, rule, time, input or name, a deleted entry or a
+//! swapped order does not verify. Anyone can recompute the numbers from an export: they are
+//! the positions of the names in the entries' `joined` lists, in `seq` order.
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::model::Game;
 
-/// The hash before a ladder's first entry.
-pub const GENESIS: [u8; 32] = [0; 32];
+/// The hash before a ladder's first entry: SHA-256 of the chain's version and the first
+/// season's rules (as canonical JSON with sorted keys, so that the export's header, parsed
+/// and written again, gives the same text).
+///
+/// # Errors
+/// Rules that are not JSON.
+pub fn genesis(rules_json: &str) -> Result<[u8; 32], String> {
+    let rules: serde_json::Value = serde_json::from_str(rules_json).map_err(|e| format!("the rules: {e}"))?;
+    let mut hasher = Sha256::new();
+    hasher.update(b"elo-ladder chain 2\n");
+    hasher.update(rules.to_string().as_bytes());
+    Ok(hasher.finalize().into())
+}
+
+/// A joining player's key: the commitment the chain hashes, and the salt that ties it to the
+/// name (absent once the player is erased).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerKey {
+    /// SHA-256 of the salt and the name, hex.
+    pub commitment: String,
+    /// 16 random bytes, hex; `None` after an erasure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub salt: Option<String>,
+}
+
+impl PlayerKey {
+    /// A new key for `name`, with a random salt.
+    ///
+    /// # Errors
+    /// The OS has no randomness.
+    pub fn new(name: &str) -> Result<Self, String> {
+        let mut salt = [0u8; 16];
+        getrandom::fill(&mut salt).map_err(|e| format!("no randomness: {e}"))?;
+        Ok(Self { commitment: hex(&commit(&salt, name)), salt: Some(hex(&salt)) })
+    }
+
+    /// Checks the key against the name shown beside it: its salt and the name give its
+    /// commitment, or (erased: no salt) the name is a pseudonym.
+    ///
+    /// # Errors
+    /// A commitment of the wrong form, a salt that is not 16 bytes of hex, or one that with
+    /// `name` does not give the commitment.
+    pub fn check(&self, name: &str) -> Result<(), String> {
+        if self.commitment.len() != 64 || !self.commitment.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("player {name:?}: a commitment is 64 hex digits"));
+        }
+        match &self.salt {
+            Some(salt) => {
+                let salt = unhex(salt).filter(|s| s.len() == 16).ok_or_else(|| format!("player {name:?}: a salt is 32 hex digits"))?;
+                if hex(&commit(&salt, name)) == self.commitment {
+                    Ok(())
+                } else {
+                    Err(format!("player {name:?} is not the player the chain committed to"))
+                }
+            }
+            None if name.starts_with(crate::model::PSEUDONYM_PREFIX) => Ok(()),
+            None => Err(format!("player {name:?} has no salt, and is not erased")),
+        }
+    }
+
+    /// The key after an erasure: the commitment without its salt.
+    #[must_use]
+    pub fn erased(&self) -> Self {
+        Self { commitment: self.commitment.clone(), salt: None }
+    }
+}
+
+/// SHA-256 of a player's salt and name.
+fn commit(salt: &[u8], name: &str) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(b"elo-ladder player\n");
+    hasher.update(salt);
+    hasher.update(name.as_bytes());
+    hasher.finalize().into()
+}
+
+/// Bytes from hex (`None` for anything else).
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|i| text.get(i..i + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok())).collect()
+}
 
 /// A journal entry's hashed fields.
 pub struct Content<'a> {
@@ -34,6 +125,10 @@ pub struct Content<'a> {
     pub inputs: &'a str,
     /// Players who joined with it.
     pub joined: &'a [String],
+    /// Their keys, in the same order.
+    pub keys: &'a [PlayerKey],
+    /// A decay's `decayed_through` (the time it decays to, which the replay uses).
+    pub decayed_through: Option<f64>,
 }
 
 /// A match with players as numbers.
@@ -52,7 +147,9 @@ struct Hashed<'a> {
     id: Option<&'a str>,
     time: f64,
     inputs: serde_json::Value,
-    joined: usize,
+    joined: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decayed_through: Option<f64>,
 }
 
 /// The canonical text an entry's hash covers; `number` gives each player's number.
@@ -69,13 +166,22 @@ pub fn canonical(content: &Content<'_>, number: impl Fn(&str) -> Option<u64>) ->
         "correct" => {
             // {"match": id, "result": a match}: the result's players as numbers too.
             let mut value: serde_json::Value = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
-            let game: Game = serde_json::from_value(value["result"].take()).map_err(|e| format!("seq {}: correction: {e}", content.seq))?;
-            value["result"] = serde_json::to_value(numbered(game, &n)?).map_err(|e| e.to_string())?;
+            let result = value.get_mut("result").ok_or_else(|| format!("seq {}: a correction's inputs are {{\"match\", \"result\"}}", content.seq))?;
+            let game: Game = serde_json::from_value(result.take()).map_err(|e| format!("seq {}: correction: {e}", content.seq))?;
+            *result = serde_json::to_value(numbered(game, &n)?).map_err(|e| e.to_string())?;
             value
         }
         _ => serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?,
     };
-    serde_json::to_string(&Hashed { seq: content.seq, kind: content.kind, id: content.id, time: content.time, inputs, joined: content.joined.len() }).map_err(|e| e.to_string())
+    if content.keys.len() != content.joined.len() {
+        return Err(format!("seq {}: {} players joined with {} keys", content.seq, content.joined.len(), content.keys.len()));
+    }
+    if (content.kind == "decay") != content.decayed_through.is_some() {
+        return Err(format!("seq {}: decayed_through belongs to a decay, and every decay has one", content.seq));
+    }
+    let joined = content.keys.iter().map(|k| k.commitment.as_str()).collect();
+    let hashed = Hashed { seq: content.seq, kind: content.kind, id: content.id, time: content.time, inputs, joined, decayed_through: content.decayed_through };
+    serde_json::to_string(&hashed).map_err(|e| e.to_string())
 }
 
 /// A match with its players as numbers.
@@ -143,7 +249,7 @@ impl Numbers {
 /// numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Head {
-    /// The last chained entry's hash ([`GENESIS`] before the first).
+    /// The last chained entry's hash (the ladder's [`genesis`] before the first).
     pub hash: [u8; 32],
     /// Its seq (0 before the first).
     pub seq: i64,
@@ -151,9 +257,13 @@ pub struct Head {
     pub numbered: u64,
 }
 
-impl Default for Head {
-    fn default() -> Self {
-        Self { hash: GENESIS, seq: 0, numbered: 0 }
+impl Head {
+    /// The head of a ladder with no entry yet, whose first season's rules are `rules_json`.
+    ///
+    /// # Errors
+    /// As [`genesis`].
+    pub fn start(rules_json: &str) -> Result<Self, String> {
+        Ok(Self { hash: genesis(rules_json)?, seq: 0, numbered: 0 })
     }
 }
 
@@ -172,13 +282,23 @@ pub struct Unchained {
     pub inputs: String,
     /// Joined players.
     pub joined: Vec<String>,
+    /// A decay's `decayed_through` (from its results).
+    pub decayed_through: Option<f64>,
+}
+
+impl Unchained {
+    /// A decay's `decayed_through`, read from its stored results (`None` for other kinds).
+    #[must_use]
+    pub fn decayed_through(kind: &str, results: Option<&str>) -> Option<f64> {
+        (kind == "decay").then(|| results.and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok()).and_then(|r| r["decayed_through"].as_f64())).flatten()
+    }
 }
 
 /// What chaining a run of entries gives.
 #[derive(Debug, Default)]
 pub struct Chained {
-    /// Each entry's hash: seq, hash.
-    pub hashes: Vec<(i64, [u8; 32])>,
+    /// Each entry's hash and its joining players' keys (JSON): seq, hash, keys.
+    pub hashes: Vec<(i64, [u8; 32], String)>,
     /// Numbers given to joining players: name, number.
     pub numbers: Vec<(String, u64)>,
 }
@@ -192,16 +312,27 @@ pub fn extend(head: &mut Head, entries: &[Unchained], known: &HashMap<String, u6
     let mut chained = Chained::default();
     let mut fresh: HashMap<String, u64> = HashMap::new();
     for entry in entries {
+        let mut keys = Vec::with_capacity(entry.joined.len());
         for name in &entry.joined {
             fresh.insert(name.clone(), head.numbered);
             chained.numbers.push((name.clone(), head.numbered));
             head.numbered += 1;
+            keys.push(PlayerKey::new(name)?);
         }
-        let content = Content { seq: entry.seq, kind: &entry.kind, id: entry.id.as_deref(), time: entry.time, inputs: &entry.inputs, joined: &entry.joined };
+        let content = Content {
+            seq: entry.seq,
+            kind: &entry.kind,
+            id: entry.id.as_deref(),
+            time: entry.time,
+            inputs: &entry.inputs,
+            joined: &entry.joined,
+            keys: &keys,
+            decayed_through: entry.decayed_through,
+        };
         let text = canonical(&content, |name| fresh.get(name).or_else(|| known.get(name)).copied())?;
         head.hash = link(&head.hash, &text);
         head.seq = entry.seq;
-        chained.hashes.push((entry.seq, head.hash));
+        chained.hashes.push((entry.seq, head.hash, serde_json::to_string(&keys).map_err(|e| e.to_string())?));
     }
     Ok(chained)
 }
@@ -211,7 +342,10 @@ pub fn extend(head: &mut Head, entries: &[Unchained], known: &HashMap<String, u6
 pub fn names(entry: &Unchained) -> Vec<String> {
     let game = match entry.kind.as_str() {
         "pair" | "team" | "free_for_all" => serde_json::from_str::<Game>(&entry.inputs).ok(),
-        "correct" => serde_json::from_str::<serde_json::Value>(&entry.inputs).ok().and_then(|mut v| serde_json::from_value::<Game>(v["result"].take()).ok()),
+        "correct" => serde_json::from_str::<serde_json::Value>(&entry.inputs)
+            .ok()
+            .and_then(|mut v| v.get_mut("result").map(serde_json::Value::take))
+            .and_then(|v| serde_json::from_value::<Game>(v).ok()),
         _ => None,
     };
     game.map(|g| g.players().into_iter().map(str::to_owned).collect()).unwrap_or_default()

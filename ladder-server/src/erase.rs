@@ -1,8 +1,11 @@
 //! Erasure (`DELETE /v1/ladders/{ladder}/players/{player}`): a player's name is replaced by a
 //! pseudonym in every table (the player's row, and the journal entries the player is in:
 //! their inputs, latest correction, joined list and results), so no later read shows it.
-//! Nothing else changes: states, ranks and the hash chain (which numbers players instead of
-//! naming them) stay as they were, and the name is free to join again as a new player.
+//! The player's salt is dropped from the entry they joined with, so the chain's commitment
+//! to them no longer leads back to the name ([`crate::chain::PlayerKey`]). Nothing else
+//! changes: states, ranks and the hash chain (which numbers players and commits to them
+//! without naming them) stay as they were, and the name is free to join again as a new
+//! player.
 
 use crate::error::ApiError;
 use crate::model::{Game, MatchRequest, PlayerView};
@@ -14,7 +17,7 @@ use crate::model::{Game, MatchRequest, PlayerView};
 pub fn pseudonym() -> Result<String, ApiError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no randomness: {e}")))?;
-    Ok(format!("erased-{}", crate::chain::hex(&bytes)))
+    Ok(format!("{}{}", crate::model::PSEUDONYM_PREFIX, crate::chain::hex(&bytes)))
 }
 
 fn swap(name: &mut String, old: &str, new: &str) {
@@ -76,23 +79,52 @@ pub struct Renamed {
     pub joined: String,
     /// Results.
     pub results: String,
+    /// The joining players' keys ([`crate::chain::PlayerKey`]; `None` before the entry is
+    /// chained): the erased player's salt dropped.
+    pub keys: Option<String>,
     /// Stored size.
     pub bytes: i64,
+}
+
+/// A match entry's stored texts: inputs, latest correction, joined, results, keys.
+pub type StoredTexts<'a> = (&'a str, Option<&'a str>, &'a str, &'a str, Option<&'a str>);
+
+impl Renamed {
+    /// Whether the entry is as `stored` (inputs, correction, joined, results): it did not
+    /// name the erased player.
+    #[must_use]
+    pub fn unchanged(&self, stored: StoredTexts<'_>) -> bool {
+        (self.inputs.as_str(), self.corrected.as_deref(), self.joined.as_str(), self.results.as_str(), self.keys.as_deref()) == stored
+    }
 }
 
 /// Rewrites one journal entry (of a match) for an erasure.
 ///
 /// # Errors
 /// 500 when stored text does not parse.
-pub fn rename(seq: i64, kind: &str, stored: (&str, Option<&str>, &str, &str), old: &str, new: &str) -> Result<Renamed, ApiError> {
-    let (inputs_text, corrected, joined_text, results_text) = stored;
+pub fn rename(seq: i64, kind: &str, stored: StoredTexts<'_>, old: &str, new: &str) -> Result<Renamed, ApiError> {
+    let (inputs_text, corrected, joined_text, results_text, keys_text) = stored;
     let is_match = matches!(kind, "pair" | "team" | "free_for_all");
     let new_inputs = if is_match { inputs(inputs_text, old, new)? } else { inputs_text.to_owned() };
     let new_corrected = corrected.map(|c| inputs(c, old, new)).transpose()?;
     let new_joined = joined(joined_text, old, new)?;
     let new_results = if is_match { results(results_text, old, new)? } else { results_text.to_owned() };
+    let new_keys = keys_text.map(|keys| erase_key(keys, joined_text, old)).transpose()?;
     let bytes = crate::model::entry_bytes(&new_inputs, &new_joined, &new_results);
-    Ok(Renamed { seq, inputs: new_inputs, corrected: new_corrected, joined: new_joined, results: new_results, bytes })
+    Ok(Renamed { seq, inputs: new_inputs, corrected: new_corrected, joined: new_joined, results: new_results, keys: new_keys, bytes })
+}
+
+/// A stored keys list with the salt of `old` (a name in the stored `joined` list, at the
+/// same position) dropped: its commitment no longer leads back to the name.
+fn erase_key(keys_text: &str, joined_text: &str, old: &str) -> Result<String, ApiError> {
+    let mut keys: Vec<crate::chain::PlayerKey> = serde_json::from_str(keys_text).map_err(|e| ApiError::internal(format!("stored keys: {e}")))?;
+    let names: Vec<String> = serde_json::from_str(joined_text).map_err(|e| ApiError::internal(format!("stored joined list: {e}")))?;
+    for (key, name) in keys.iter_mut().zip(&names) {
+        if name == old {
+            *key = key.erased();
+        }
+    }
+    serde_json::to_string(&keys).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// An amendment entry rewritten for an erasure: a correction's result and the list of
@@ -124,5 +156,5 @@ pub fn rename_amendment(seq: i64, stored: (&str, &str, &str), old: &str, new: &s
     }
     let (inputs, results) = (inputs.to_string(), results.to_string());
     let bytes = crate::model::entry_bytes(&inputs, joined_text, &results);
-    Ok(Some(Renamed { seq, inputs, corrected: None, joined: joined_text.to_owned(), results, bytes }))
+    Ok(Some(Renamed { seq, inputs, corrected: None, joined: joined_text.to_owned(), results, keys: None, bytes }))
 }

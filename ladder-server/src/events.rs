@@ -67,12 +67,12 @@ impl EventRequest {
     }
 
     /// The event a schedule runs for its time `at`, standing for `missed` earlier times too
-    /// (its id names the time, so every server running the schedule asks for the same
-    /// event, applied once).
+    /// (its id, `scheduled/KIND/TIME`, names the time, so every server running the schedule
+    /// asks for the same event, applied once; no client id can take it).
     #[must_use]
     pub fn scheduled(event: LadderEvent, at: f64, missed: u64) -> Self {
         #[allow(clippy::cast_possible_truncation)]
-        let id = format!("scheduled-{}-{}", event.kind(), at as i64);
+        let id = crate::model::server_id(&["scheduled", event.kind(), &(at as i64).to_string()]);
         Self { id, event, scheduled: Some(at), missed }
     }
 

@@ -63,6 +63,7 @@ fn command() -> Command {
                 .arg(seconds("idle-timeout", "60", "keep-alive connections silent this long are closed"))
                 .arg(seconds("request-timeout", "60", "a request not answered within this gets 503 (its work goes on; retry with the same id)"))
                 .arg(seconds("shutdown-grace", "10", "on SIGTERM, how long requests in flight may finish"))
+                .arg(seconds("pending-timeout", "30", "PostgreSQL: how long an export waits for entries held back by a transaction open elsewhere"))
                 .arg(
                     Arg::new("drain-delay")
                         .long("drain-delay")
@@ -89,7 +90,8 @@ fn command() -> Command {
         .subcommand(
             database_args(Command::new("verify").about("Check a ladder's hash chain and replay its journal through the engine (from the database, or an export)"))
                 .arg(Arg::new("ladder").long("ladder").value_name("NAME").help("only this ladder (default: every ladder of the database)"))
-                .arg(Arg::new("journal").long("journal").value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help("an export (GET …/export) instead of a database")),
+                .arg(Arg::new("journal").long("journal").value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help("an export (GET …/export) instead of a database"))
+                .arg(seconds("pending-timeout", "30", "PostgreSQL: how long to wait for entries held back by a transaction open elsewhere")),
         )
         .subcommand(
             Command::new("keys")
@@ -201,6 +203,7 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
         request_timeout: duration(args, "request-timeout"),
         body_timeout: duration(args, "body-timeout"),
         cors_origins: args.get_many::<String>("cors-origin").map(|v| v.cloned().collect()).unwrap_or_default(),
+        pending_timeout: duration(args, "pending-timeout"),
     };
     let limits = ConnectionLimits {
         max_connections: number(args, "max-connections") as usize,
@@ -288,7 +291,7 @@ fn utc(seconds: f64) -> String {
 }
 
 async fn verify(args: &ArgMatches) -> Result<(), String> {
-    use ranking_elo_ladder::verify::{Exported, Header, Verifier, FORMAT};
+    use ranking_elo_ladder::verify::{End, Exported, Header, Verifier, FORMAT};
     if let Some(path) = args.get_one::<PathBuf>("journal") {
         let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut lines = std::io::BufRead::lines(std::io::BufReader::new(file));
@@ -302,15 +305,29 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
         ranking_elo::Config::from_json(&header.rules.to_string()).map_err(|e| format!("{}: the header's rules: {e}", path.display()))?;
         let ladder = ranking_elo_ladder::store::Ladder::from_row(0, header.ladder.clone(), header.rules.to_string(), 1, None).map_err(|e| e.message)?;
         let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
+        let mut end: Option<End> = None;
         for (i, line) in lines.enumerate() {
             let line = line.map_err(|e| e.to_string())?;
             if line.trim().is_empty() {
+                continue;
+            }
+            if end.is_some() {
+                return Err(format!("{}: line {}: an entry after the end line", path.display(), i + 2));
+            }
+            if line.starts_with(r#"{"end""#) {
+                #[derive(serde::Deserialize)]
+                struct EndLine {
+                    end: End,
+                }
+                end = Some(serde_json::from_str::<EndLine>(&line).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?.end);
                 continue;
             }
             let entry: Exported = serde_json::from_str(&line).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
             verifier.entry(&entry).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
         }
         let summary = verifier.finish(None).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
+        let end = end.ok_or_else(|| format!("{}: no end line: the export was cut short (or made by a server older than 0.2)", path.display()))?;
+        end.check(&summary).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
         println!("{}", summary.line(&header.ladder));
         return Ok(());
     }
@@ -324,6 +341,9 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
         let ladder = store.ladder(&summary.name).await.map_err(|e| e.message)?.ok_or_else(|| format!("ladder {:?} disappeared", summary.name))?;
         let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
         let mut after = 0;
+        // Every entry committed now must be verified (entries held back by an open
+        // transaction for over 30 s fail the check instead of being left out).
+        let committed = summary.last_seq;
         let started = std::time::Instant::now();
         // The journal to its end, then the players; a ladder that takes reports meanwhile
         // has moved past the journal read, so its new entries are verified and the players
@@ -334,7 +354,7 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
             loop {
                 let page = store.journal(&ladder, after, 1000, None).await.map_err(|e| e.message)?;
                 if page.entries.is_empty() {
-                    if page.pending && started.elapsed() < std::time::Duration::from_secs(30) {
+                    if page.pending && started.elapsed() < duration(args, "pending-timeout") {
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                         continue;
                     }
@@ -353,6 +373,13 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
                 players = Some(read);
                 break;
             }
+        }
+        if after < committed {
+            return Err(format!(
+                "ladder {}: the journal could be read through seq {after} only; it reached seq {committed} when verify started (entries held back for {} s by a transaction still open)",
+                ladder.name,
+                duration(args, "pending-timeout").as_secs()
+            ));
         }
         let result = verifier.finish(players.as_deref()).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
         // The rank counts against the players, in one snapshot.

@@ -34,6 +34,31 @@ pub fn check_name(value: &str, what: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Joins the parts of an id the server writes itself (an annulment's, a correction's, a
+/// scheduled event's) with `/`, which [`check_name`] refuses in every id a client sends: no
+/// report, event or amendment of a client can take, or collide with, a server-written id.
+#[must_use]
+pub fn server_id(parts: &[&str]) -> String {
+    parts.join("/")
+}
+
+/// The prefix of erasure pseudonyms ([`crate::erase::pseudonym`]); reserved, so that no
+/// report creates a player named like one or plays as an erased player.
+pub const PSEUDONYM_PREFIX: &str = "erased-";
+
+/// Refuses a player name that a report may not use: one in the erasure pseudonyms' form
+/// (compared without case, so that no name reads like one either).
+///
+/// # Errors
+/// 422 naming the player.
+pub fn check_reportable_player(name: &str) -> Result<(), ApiError> {
+    let prefix = PSEUDONYM_PREFIX.len();
+    if name.len() >= prefix && name.as_bytes()[..prefix].eq_ignore_ascii_case(PSEUDONYM_PREFIX.as_bytes()) {
+        return Err(ApiError::invalid("reserved_name", format!("player {name:?}: names beginning with {PSEUDONYM_PREFIX:?} are reserved for erased players")));
+    }
+    Ok(())
+}
+
 /// A match report as posted (`POST /v1/ladders/{ladder}/matches`): one of the three shapes.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -156,6 +181,9 @@ impl MatchRequest {
         };
         let request = Self { id: body.id, game };
         request.check(rules)?;
+        for name in request.players() {
+            check_reportable_player(name)?;
+        }
         Ok(request)
     }
 
@@ -446,6 +474,10 @@ pub struct JournalEntry {
     /// SHA-256 of the previous entry's hash and this entry's canonical content, hex
     /// ([`crate::chain`]).
     pub hash: String,
+    /// The joining players' keys, in `joined`'s order: each `{"commitment", "salt"}` (no
+    /// salt once the player is erased), which the hash covers ([`crate::chain::PlayerKey`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub keys: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// Server time in Unix seconds.

@@ -1,5 +1,5 @@
 //! Schedules: each server looks every second for ladders whose next scheduled season end or
-//! decay is due, runs it as the event `scheduled-<kind>-<time>` (so however many servers
+//! decay is due, runs it as the event `scheduled/<kind>/<time>` (so however many servers
 //! run the schedule, the journal's id makes it happen once, and a server that stopped half
 //! way runs it again harmlessly), then moves the ladder's next time to the schedule's next
 //! one after it (a compare-and-set: once). Times missed while no server ran fold into one

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use crate::chain::{canonical, hex, link, Content, Numbers, GENESIS};
+use crate::chain::{canonical, genesis, hex, link, Content, Numbers, PlayerKey};
 use crate::model::{current, PlayerView};
 use crate::replay::{Rebuild, StoredEntry};
 use crate::store::Ladder;
@@ -24,6 +24,42 @@ pub struct Header {
     /// The first season's configuration (canonical JSON); season ends that bring in other
     /// rules carry them in their inputs (`next_rules`).
     pub rules: serde_json::Value,
+}
+
+/// An export's last line, `{"end": {…}}`: what it holds and whether that is the whole
+/// journal as committed when the export started.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct End {
+    /// Entries sent.
+    pub entries: usize,
+    /// The last one's seq (0 when none).
+    pub last_seq: i64,
+    /// The last one's hash: the chain head the entries must reach ("" when none).
+    pub head: String,
+    /// Every entry committed when the export started is in it, and nothing went wrong.
+    pub complete: bool,
+    /// Why not, when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl End {
+    /// Checks the end line against what a verifier saw.
+    ///
+    /// # Errors
+    /// An incomplete export (its reason), or entries, last seq or head other than `seen`.
+    pub fn check(&self, seen: &Summary) -> Result<(), String> {
+        if !self.complete {
+            return Err(format!("the export is incomplete: {}", self.reason.as_deref().unwrap_or("no reason given")));
+        }
+        if self.entries != seen.entries || self.last_seq != seen.last_seq || self.head != seen.head {
+            return Err(format!(
+                "the end line says {} entries through seq {} with head {:?}; the file has {} through seq {} with head {:?}",
+                self.entries, self.last_seq, self.head, seen.entries, seen.last_seq, seen.head
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The export format's name.
@@ -58,6 +94,9 @@ pub struct Exported {
     pub corrected: Option<serde_json::Value>,
     /// Hex hash.
     pub hash: String,
+    /// The joining players' keys.
+    #[serde(default)]
+    pub keys: Vec<PlayerKey>,
 }
 
 /// Where verification failed.
@@ -94,6 +133,8 @@ pub struct Summary {
     pub players: usize,
     /// The last entry's hash.
     pub head: String,
+    /// The last entry's seq.
+    pub last_seq: i64,
 }
 
 /// Verifies a ladder's entries, streamed in seq order.
@@ -116,7 +157,8 @@ impl Verifier {
     /// None today.
     pub fn new(ladder: &Ladder) -> Result<Self, Failure> {
         let rebuild = Rebuild::new(ladder).map_err(|e| Failure { seq: 0, reason: e.message })?;
-        Ok(Self { rebuild, numbers: Numbers::default(), previous: GENESIS, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new() })
+        let previous = genesis(&ladder.initial_config_json).map_err(|reason| Failure { seq: 0, reason })?;
+        Ok(Self { rebuild, numbers: Numbers::default(), previous, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new() })
     }
 
     /// Checks the next entry.
@@ -129,10 +171,19 @@ impl Verifier {
             return Err(fail(format!("out of order (after seq {})", self.last_seq)));
         }
         self.last_seq = entry.seq;
-        // The chain.
+        self.summary.last_seq = entry.seq;
+        // The chain: who joined (each name against its key), then the content.
+        if entry.keys.len() != entry.joined.len() {
+            return Err(fail(format!("{} players joined with {} keys", entry.joined.len(), entry.keys.len())));
+        }
+        for (name, key) in entry.joined.iter().zip(&entry.keys) {
+            key.check(name).map_err(fail)?;
+        }
         self.numbers.join(&entry.joined);
         let inputs = entry.inputs.to_string();
-        let content = Content { seq: entry.seq, kind: &entry.kind, id: entry.id.as_deref(), time: entry.time, inputs: &inputs, joined: &entry.joined };
+        let decayed_through = if entry.kind == "decay" { Some(entry.results.get("decayed_through").and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN)) } else { None };
+        let content =
+            Content { seq: entry.seq, kind: &entry.kind, id: entry.id.as_deref(), time: entry.time, inputs: &inputs, joined: &entry.joined, keys: &entry.keys, decayed_through };
         let text = canonical(&content, |name| self.numbers.get(name)).map_err(fail)?;
         let hash = link(&self.previous, &text);
         if hex(&hash) != entry.hash {
@@ -175,7 +226,10 @@ impl Verifier {
                 }
                 let record = self.amendments.entry(target.to_owned()).or_default();
                 if entry.kind == "annul" {
-                    record.0 = Some(entry.inputs["reason"].as_str().unwrap_or("").to_owned());
+                    // Older annulments hashed their reason with the inputs; newer ones keep it
+                    // with the results, outside the chain.
+                    let reason = entry.inputs.get("reason").or_else(|| entry.results.get("reason"));
+                    record.0 = Some(reason.and_then(serde_json::Value::as_str).unwrap_or("").to_owned());
                 } else {
                     record.1 = Some(entry.inputs["result"].clone());
                 }

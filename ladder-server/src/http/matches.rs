@@ -108,7 +108,10 @@ async fn journal(State(state): State<Arc<AppState>>, access: LadderAccess<Read>,
 
 /// The whole journal as NDJSON: a header line (`{"format", "ladder", "rules"}`), then one
 /// entry per line as `GET …/matches` shows them, streamed page by page (the server holds
-/// one page at a time). `elo-ladder verify --journal FILE` checks it.
+/// one page at a time), then an end line ([`crate::verify::End`]) that says how many entries
+/// came, through which seq and chain head, and whether they reach every entry committed when
+/// the export started (if not, why). `elo-ladder verify --journal FILE` checks it, end line
+/// included: an export cut short, or one that stopped early, does not verify.
 async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let store = Arc::clone(&state.store);
@@ -119,36 +122,67 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
     let mut header = serde_json::to_vec(&crate::verify::Header { format: crate::verify::FORMAT.to_owned(), ladder: ladder.name.clone(), rules })
         .map_err(|e| ApiError::internal(e.to_string()))?;
     header.push(b'\n');
+    // Every entry committed before now must be in the export.
+    let committed = store.ladders(Some(&ladder.name)).await?.first().map_or(0, |s| s.last_seq);
     let header = futures_util::stream::once(async move { Ok::<_, std::io::Error>(header) });
-    // (after, finished, waited for a held-back entry since)
-    let pages = futures_util::stream::unfold((0i64, false, None::<std::time::Instant>), move |(after, finished, held)| {
+    let progress = Export { committed, ..Export::default() };
+    let patience = state.settings.pending_timeout;
+    let pages = futures_util::stream::unfold(Some(progress), move |progress| {
         let (store, ladder) = (Arc::clone(&store), Arc::clone(&ladder));
         async move {
-            if finished {
-                return None;
-            }
-            let page = match store.journal(&ladder, after, 1000, None).await {
+            let mut progress = progress?;
+            let page = match store.journal(&ladder, progress.end.last_seq, 1000, None).await {
                 Ok(page) => page,
-                Err(error) => return Some((Err(std::io::Error::other(error.to_string())), (after, true, None))),
+                Err(error) => return Some((Ok(progress.finish(Some(format!("reading the journal failed: {}", error.message)))), None)),
             };
-            let Some(last) = page.entries.last().map(|e| e.seq) else {
-                if page.pending && held.is_none_or(|since| since.elapsed() < std::time::Duration::from_secs(30)) {
+            if page.entries.is_empty() {
+                if page.pending && progress.held.is_none_or(|since| since.elapsed() < patience) {
                     // Entries held back until lower seqs commit: wait for them.
                     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                    return Some((Ok(Vec::new()), (after, false, Some(held.unwrap_or_else(std::time::Instant::now)))));
+                    progress.held = Some(progress.held.unwrap_or_else(std::time::Instant::now));
+                    return Some((Ok(Vec::new()), Some(progress)));
                 }
-                return None;
-            };
+                let reason = page.pending.then(|| format!("entries after it were held back for {} s by a transaction still open (PostgreSQL); export again", patience.as_secs()));
+                return Some((Ok(progress.finish(reason)), None));
+            }
+            progress.held = None;
             let mut text = Vec::new();
             for entry in &page.entries {
                 if serde_json::to_writer(&mut text, entry).is_err() {
-                    return Some((Err(std::io::Error::other("an entry does not serialize")), (after, true, None)));
+                    return Some((Ok(progress.finish(Some(format!("entry {} does not serialize", entry.seq)))), None));
                 }
                 text.push(b'\n');
+                progress.end.entries += 1;
+                progress.end.last_seq = entry.seq;
+                progress.end.head.clone_from(&entry.hash);
             }
-            Some((Ok(text), (last, false, None)))
+            Some((Ok(text), Some(progress)))
         }
     });
     let body = axum::body::Body::from_stream(futures_util::StreamExt::chain(header, pages));
     Ok(([(axum::http::header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+}
+
+/// An export under way: what has been sent, and since when entries are held back.
+#[derive(Default)]
+struct Export {
+    end: crate::verify::End,
+    committed: i64,
+    held: Option<std::time::Instant>,
+}
+
+impl Export {
+    /// The end line: complete when the entries reach every entry committed at the start and
+    /// nothing went wrong (`trouble`).
+    fn finish(mut self, trouble: Option<String>) -> Vec<u8> {
+        self.end.complete = trouble.is_none() && self.end.last_seq >= self.committed;
+        self.end.reason = match trouble {
+            Some(reason) => Some(reason),
+            None if !self.end.complete => Some(format!("the journal reached seq {} when the export started; it stops at seq {}", self.committed, self.end.last_seq)),
+            None => None,
+        };
+        let mut line = serde_json::to_vec(&serde_json::json!({ "end": self.end })).unwrap_or_default();
+        line.push(b'\n');
+        line
+    }
 }

@@ -54,11 +54,21 @@ pub struct ApiSettings {
     pub body_timeout: Duration,
     /// Origins allowed to call the API from a browser (CORS); none by default.
     pub cors_origins: Vec<String>,
+    /// How long an export waits for journal entries held back by a transaction still open
+    /// elsewhere (PostgreSQL) before it ends, saying so in its end line.
+    pub pending_timeout: Duration,
 }
 
 impl Default for ApiSettings {
     fn default() -> Self {
-        Self { rate_limit: 200, auth_failures_per_minute: 30, request_timeout: Duration::from_secs(60), body_timeout: Duration::from_secs(10), cors_origins: Vec::new() }
+        Self {
+            rate_limit: 200,
+            auth_failures_per_minute: 30,
+            request_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(10),
+            cors_origins: Vec::new(),
+            pending_timeout: Duration::from_secs(30),
+        }
     }
 }
 
@@ -112,7 +122,32 @@ pub fn router(state: Arc<AppState>) -> Router {
         Some(cors) => routes.layer(cors),
         None => routes,
     };
-    routes.layer(PropagateRequestIdLayer::new(HeaderName::from_static(REQUEST_ID))).layer(SetRequestIdLayer::new(HeaderName::from_static(REQUEST_ID), RandomId)).with_state(state)
+    routes
+        .layer(PropagateRequestIdLayer::new(HeaderName::from_static(REQUEST_ID)))
+        .layer(SetRequestIdLayer::new(HeaderName::from_static(REQUEST_ID), RandomId))
+        // Outermost: a client's id that is not short and plain is dropped before the layer
+        // above looks (it keeps any id it finds), so a new one replaces it in the answer and
+        // the log.
+        .layer(tower::util::MapRequestLayer::new(drop_unplain_request_id))
+        .with_state(state)
+}
+
+/// Whether a client's request id may be kept: 1 to 64 characters from `A-Z a-z 0-9 - _ .`
+/// (nothing a log line could be confused by).
+fn plain_request_id(value: &HeaderValue) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty() && bytes.len() <= 64 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Removes every `x-request-id` of a request unless it carries exactly one plain id.
+fn drop_unplain_request_id<B>(mut request: axum::http::Request<B>) -> axum::http::Request<B> {
+    let headers = request.headers_mut();
+    let mut given = headers.get_all(REQUEST_ID).iter();
+    let keep = matches!((given.next(), given.next()), (Some(value), None) if plain_request_id(value));
+    if !keep {
+        headers.remove(REQUEST_ID);
+    }
+    request
 }
 
 /// CORS for the allowed origins: preflights answered, the key's header and JSON bodies
@@ -139,11 +174,8 @@ struct RandomId;
 
 impl MakeRequestId for RandomId {
     fn make_request_id<B>(&mut self, request: &axum::http::Request<B>) -> Option<RequestId> {
-        if let Some(given) = request.headers().get(REQUEST_ID) {
-            let plain = given.to_str().map(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))).unwrap_or(false);
-            if plain {
-                return Some(RequestId::new(given.clone()));
-            }
+        if let Some(given) = request.headers().get(REQUEST_ID).filter(|given| plain_request_id(given)) {
+            return Some(RequestId::new(given.clone()));
         }
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).ok()?;

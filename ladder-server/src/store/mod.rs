@@ -320,7 +320,7 @@ pub fn replay_answer(id: &str, stored_kind: &str, stored_inputs: &str, kind: &st
 }
 
 /// The journal columns [`journal_entry`] reads, in its order.
-pub const JOURNAL_COLUMNS: &str = "seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash";
+pub const JOURNAL_COLUMNS: &str = "seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash, player_keys";
 
 /// A journal row ([`JOURNAL_COLUMNS`]) as the API shows it.
 #[derive(Debug)]
@@ -347,6 +347,8 @@ pub struct JournalRow {
     pub corrected: Option<String>,
     /// `hash` (pages show only chained entries).
     pub hash: Vec<u8>,
+    /// `player_keys`: the joining players' keys (JSON), set with the hash.
+    pub keys: Option<String>,
 }
 
 /// A journal row as the API shows it.
@@ -369,6 +371,7 @@ pub fn journal_entry(row: JournalRow) -> Result<JournalEntry, ApiError> {
         annul_reason: row.annul_reason,
         corrected: row.corrected.map(raw).transpose()?,
         hash: crate::chain::hex(&row.hash),
+        keys: row.keys.map(raw).transpose()?,
     })
 }
 

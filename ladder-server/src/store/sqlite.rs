@@ -26,11 +26,13 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../migrations/sqlite/0003_rank_buckets.sql"),
     include_str!("../../migrations/sqlite/0004_staged_events.sql"),
+    include_str!("../../migrations/sqlite/0005_amendments.sql"),
+    include_str!("../../migrations/sqlite/0006_chain_2.sql"),
 ];
 
 /// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
@@ -206,8 +208,26 @@ fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
     let connection = Connection::open(path)?;
     connection.busy_timeout(std::time::Duration::from_secs(10))?;
     let sync = if full_sync { "FULL" } else { "NORMAL" };
-    connection.execute_batch(&format!("PRAGMA journal_mode = WAL; PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON;"))?;
+    // secure_delete: content a write removes (a row deleted or rewritten, a page freed) is
+    // overwritten with zeros, so an erased name leaves no copy in the file's free space.
+    connection.execute_batch(&format!("PRAGMA journal_mode = WAL; PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;"))?;
     Ok(connection)
+}
+
+/// Scrubs the file after an erasure: `VACUUM` rewrites the database into fresh pages (the
+/// slack of pages that SQLite rebuilt earlier can still hold old versions of rows, which
+/// `secure_delete` does not reach), then every page of the write-ahead log is copied into the
+/// file and the log truncated to zero bytes (its frames hold the pages as they were). Other
+/// writes wait meanwhile (the whole file is copied: seconds per gigabyte). Waits up to the
+/// busy timeout for readers of older snapshots; `Err` when it could not finish.
+fn scrub(path: &str) -> Result<(), ApiError> {
+    let connection = connect(path, false)?;
+    connection.execute_batch("VACUUM")?;
+    let (busy, frames, copied): (i64, i64, i64) = connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    if busy != 0 {
+        return Err(ApiError::unavailable(format!("the write-ahead log could not be truncated ({copied} of {frames} pages copied); it is retried at the next erasure")));
+    }
+    Ok(())
 }
 
 /// Counts a connection in use while alive.
@@ -559,6 +579,7 @@ impl LadderStore for SqliteStore {
                     annul_reason: r.get(8)?,
                     corrected: r.get(9)?,
                     hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
+                    keys: r.get(11)?,
                 })
             })?;
             let mut entries = Vec::with_capacity(fits);
@@ -609,6 +630,7 @@ impl LadderStore for SqliteStore {
                     annul_reason: r.get(8)?,
                     corrected: r.get(9)?,
                     hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
+                    keys: r.get(11)?,
                 })
             })?;
             let mut entries = Vec::with_capacity(fits);
@@ -784,29 +806,32 @@ impl LadderStore for SqliteStore {
 
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         let player = player.to_owned();
-        Box::pin(self.write_ladder(ladder.id, move |c| {
+        let erased = self.write_ladder(ladder.id, move |c| {
             let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder.id, player], |r| r.get(0)).optional()?;
             let Some(id) = id else {
                 return Ok(None);
             };
             let pseudonym = crate::erase::pseudonym()?;
-            let entries: Vec<(i64, String, String, Option<String>, String, String)> = c
+            // seq, kind, inputs, correction, joined, results, keys.
+            type Stored = (i64, String, String, Option<String>, String, String, Option<String>);
+            let entries: Vec<Stored> = c
                 .prepare_cached(
-                    "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results FROM journal j \
-                     WHERE j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) AND j.kind IN ('pair', 'team', 'free_for_all')",
+                    "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
+                     WHERE j.kind IN ('pair', 'team', 'free_for_all') \
+                       AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) OR (j.ladder_id = ?2 AND j.annulled))",
                 )?
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                .query_map(params![id, ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
                 .collect::<Result<_, _>>()?;
-            for (seq, kind, inputs, corrected, joined, results) in &entries {
-                let renamed = crate::erase::rename(*seq, kind, (inputs, corrected.as_deref(), joined, results), &player, &pseudonym)?;
-                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6 WHERE seq = ?1")?.execute(params![
-                    renamed.seq,
-                    renamed.inputs,
-                    renamed.corrected,
-                    renamed.joined,
-                    renamed.results,
-                    renamed.bytes
-                ])?;
+            for (seq, kind, inputs, corrected, joined, results, keys) in &entries {
+                // (Annulled matches have no history lines: each is read, and rewritten when
+                // it names the player.)
+                let stored = (inputs.as_str(), corrected.as_deref(), joined.as_str(), results.as_str(), keys.as_deref());
+                let renamed = crate::erase::rename(*seq, kind, stored, &player, &pseudonym)?;
+                if renamed.unchanged(stored) {
+                    continue;
+                }
+                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6, player_keys = ?7 WHERE seq = ?1")?
+                    .execute(params![renamed.seq, renamed.inputs, renamed.corrected, renamed.joined, renamed.results, renamed.bytes, renamed.keys])?;
             }
             let amendments: Vec<(i64, String, String, String)> = c
                 .prepare_cached("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND kind IN ('annul', 'correct')")?
@@ -824,7 +849,20 @@ impl LadderStore for SqliteStore {
             }
             c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
             Ok(Some(pseudonym))
-        }))
+        });
+        Box::pin(async move {
+            let pseudonym = erased.await?;
+            // Committed: now out of the file's slack and the write-ahead log too (a failure
+            // is logged, not answered: the erasure holds, and the next erasure scrubs again).
+            if pseudonym.is_some() {
+                let path = self.path.clone();
+                let done = tokio::task::spawn_blocking(move || scrub(&path)).await.map_err(|e| ApiError::internal(e.to_string())).and_then(|r| r);
+                if let Err(error) = done {
+                    tracing::warn!(error = %error, "after an erasure: the file could not be scrubbed; old copies of the name may remain until the next erasure");
+                }
+            }
+            Ok(pseudonym)
+        })
     }
 
     fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>> {
@@ -1354,17 +1392,20 @@ fn undo_unfinished_events(c: &Connection, only: Option<i64>) -> Result<usize, Ap
 /// An annulment or correction in the writer's transaction: the match marked, every state
 /// after it rebuilt from the journal, the amendment journaled (see [`crate::replay`]).
 fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Result<String, ApiError> {
-    use crate::amend::{plan, Action, Outcome, Plan, Target, LISTED_PLAYERS};
+    use crate::amend::{plan, Action, Outcome, Plan, Target};
     let target: Option<Target> = c
         .prepare_cached("SELECT seq, kind, inputs, corrected_inputs, annulled FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
         .query_row(params![ladder.id, request.match_id], |r| Ok(Target { seq: r.get(0)?, kind: r.get(1)?, inputs: r.get(2)?, corrected: r.get(3)?, annulled: r.get(4)? }))
         .optional()?;
-    let annulment = find_entry(c, ladder.id, &request.annul_id())?.map(|(seq, _, _, results)| (seq, results));
-    let prefix = format!("correct:{}:", request.match_id);
-    let corrections: Vec<(i64, String)> = c
-        .prepare_cached("SELECT seq, results FROM journal WHERE ladder_id = ?1 AND kind = 'correct' AND substr(match_id, 1, length(?2)) = ?2 ORDER BY seq")?
-        .query_map(params![ladder.id, prefix], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    // The match's amendments, by kind and the amended entry (never by id text).
+    let amendments = |kind: &str| -> Result<Vec<(i64, String)>, ApiError> {
+        let Some(target) = &target else { return Ok(Vec::new()) };
+        Ok(c.prepare_cached("SELECT seq, results FROM journal WHERE ladder_id = ?1 AND amends = ?2 AND kind = ?3 ORDER BY seq")?
+            .query_map(params![ladder.id, target.seq, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?)
+    };
+    let annulment = amendments("annul")?.into_iter().next();
+    let corrections = amendments("correct")?;
     let amendment = match plan(request, target.as_ref(), annulment, corrections.last().cloned(), ladder)? {
         Plan::Answer(answer) => return answer,
         Plan::Apply(amendment) => amendment,
@@ -1377,7 +1418,7 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         }
         Action::Correct { game } => {
             c.execute("UPDATE journal SET corrected_inputs = ?2 WHERE seq = ?1", params![target.seq, serde_json::to_string(game).unwrap_or_default()])?;
-            format!("{prefix}{}", corrections.len() + 1)
+            request.correction_id(corrections.len() + 1)
         }
     };
     // Every player as stored now.
@@ -1464,14 +1505,14 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
-    let outcome =
-        Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let outcome = Outcome::new(&amendment, rerated, &changed);
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let seq = append_journal(
         c,
         &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() },
     )?;
+    c.prepare_cached("UPDATE journal SET amends = ?2 WHERE seq = ?1")?.execute(params![seq, target.seq])?;
     chain_ladder(c, ladder.id)?;
     Ok(crate::amend::response(seq, &results))
 }
@@ -1490,13 +1531,27 @@ fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
             Some((hash, seq, numbered)) => {
                 Head { hash: hash.try_into().map_err(|_| ApiError::internal("a chain head is not 32 bytes"))?, seq, numbered: u64::try_from(numbered).unwrap_or(0) }
             }
-            None => Head::default(),
+            None => {
+                let rules: String = c.prepare_cached("SELECT initial_config FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?;
+                Head::start(&rules).map_err(ApiError::internal)?
+            }
         };
         let entries: Vec<Unchained> = c
-            .prepare_cached("SELECT seq, kind, match_id, time, inputs, joined FROM journal WHERE ladder_id = ?1 AND hash IS NULL ORDER BY seq LIMIT 1000")?
+            .prepare_cached(
+                "SELECT seq, kind, match_id, time, inputs, joined, CASE WHEN kind = 'decay' THEN results END FROM journal \
+                 WHERE ladder_id = ?1 AND hash IS NULL ORDER BY seq LIMIT 1000",
+            )?
             .query_map([ladder_id], |r| {
-                let joined: String = r.get(5)?;
-                Ok(Unchained { seq: r.get(0)?, kind: r.get(1)?, id: r.get(2)?, time: r.get(3)?, inputs: r.get(4)?, joined: serde_json::from_str(&joined).unwrap_or_default() })
+                let (kind, joined, results): (String, String, Option<String>) = (r.get(1)?, r.get(5)?, r.get(6)?);
+                Ok(Unchained {
+                    seq: r.get(0)?,
+                    decayed_through: Unchained::decayed_through(&kind, results.as_deref()),
+                    kind,
+                    id: r.get(2)?,
+                    time: r.get(3)?,
+                    inputs: r.get(4)?,
+                    joined: serde_json::from_str(&joined).unwrap_or_default(),
+                })
             })?
             .collect::<Result<_, _>>()?;
         if entries.is_empty() {
@@ -1525,8 +1580,8 @@ fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
                 i64::try_from(*number).unwrap_or(i64::MAX)
             ])?;
         }
-        for (seq, hash) in &chained.hashes {
-            c.prepare_cached("UPDATE journal SET hash = ?2 WHERE seq = ?1")?.execute(params![seq, hash.as_slice()])?;
+        for (seq, hash, keys) in &chained.hashes {
+            c.prepare_cached("UPDATE journal SET hash = ?2, player_keys = ?3 WHERE seq = ?1")?.execute(params![seq, hash.as_slice(), keys])?;
         }
         c.prepare_cached(
             "INSERT INTO chains (ladder_id, last_hash, last_seq, numbered) VALUES (?1, ?2, ?3, ?4) \

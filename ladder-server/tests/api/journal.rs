@@ -8,6 +8,7 @@ use crate::helpers::{self, call, verify_replay, Backend, Server, TestApp};
 use crate::{random_match, Lcg, RICH_RULES, RULES};
 
 on_both!(
+    an_export_ends_with_a_line_that_verify_checks,
     the_journal_replays_to_every_stored_state_bit_for_bit,
     zero_sum_ladders_keep_their_total_through_one_row,
     journal_pages_are_bounded_by_size,
@@ -214,21 +215,7 @@ fn postgres_an_entry_shows_only_after_every_lower_seq_has_committed() {
     // another server would. It waits in pg_sleep until this test ends it, so no timing of a
     // loaded machine can let it finish early; the test waits until it is asleep, that is
     // after its nextval.
-    let mut holder = HeldTransaction {
-        child: helpers::psql_background(&app.server.database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(300); COMMIT;"),
-        database: app.server.database.clone(),
-        pid: String::new(),
-    };
-    let asleep = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()";
-    let deadline = Instant::now() + Duration::from_secs(60);
-    holder.pid = loop {
-        let pid = helpers::psql_query(&app.server.database, asleep);
-        if !pid.is_empty() {
-            break pid;
-        }
-        assert!(Instant::now() < deadline, "the holding transaction never reached its sleep");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut holder = HeldTransaction::start(&app.server.database);
     let second = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m2","a":"x","b":"y","score_a":0}"#));
     assert!(second["seq"].as_i64().unwrap() > first_seq + 1, "the held seq lies between");
     // m1 committed before the holder took its id, so it shows while the holder still runs.
@@ -277,6 +264,27 @@ struct HeldTransaction {
 }
 
 impl HeldTransaction {
+    /// A transaction that takes a seq and sleeps with it uncommitted, once it is asleep
+    /// (that is, after its nextval).
+    fn start(database: &str) -> Self {
+        let mut holder = Self {
+            child: helpers::psql_background(database, "BEGIN; SELECT pg_current_xact_id(); SELECT nextval('journal_seq'); SELECT pg_sleep(300); COMMIT;"),
+            database: database.to_owned(),
+            pid: String::new(),
+        };
+        let asleep = "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()";
+        let deadline = Instant::now() + Duration::from_secs(60);
+        holder.pid = loop {
+            let pid = helpers::psql_query(database, asleep);
+            if !pid.is_empty() {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "the holding transaction never reached its sleep");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        holder
+    }
+
     fn cancel(&self) -> String {
         helpers::psql_query(&self.database, &format!("SELECT pg_cancel_backend({})", self.pid))
     }
@@ -321,6 +329,8 @@ fn the_journal_is_filtered_by_kind_and_exported(backend: Backend) {
     assert_eq!(status, 200);
     let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("one JSON entry per line")).collect();
     let header = lines.remove(0);
+    let end = lines.pop().unwrap();
+    assert_eq!((end["end"]["entries"].as_u64(), end["end"]["complete"].as_bool()), (Some(all.len() as u64), Some(true)), "{end}");
     assert_eq!((header["format"].as_str(), header["ladder"].as_str()), (Some("elo-ladder-journal/1"), Some("rich")));
     assert_eq!(lines, all);
 }
@@ -450,4 +460,84 @@ fn tampering_is_found_by_verify(backend: Backend) {
     let output = std::process::Command::new(helpers::binary()).args(["verify", "--database", db, "--ladder", "rich"]).output().unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("stored"), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// An export ends with `{"end": …}`: its entries, last seq and chain head, complete. An export
+/// without it (cut short), with entries missing before it, or marked incomplete does not
+/// verify.
+fn an_export_ends_with_a_line_that_verify_checks(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("rich", RICH_RULES);
+    let mut rng = Lcg(21);
+    for i in 0..25 {
+        app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 8, true)));
+        if i == 20 {
+            app.ok("POST", "/v1/ladders/rich/matches/m3/annul", &app.admin, Some(r#"{"reason":"smurf"}"#));
+        }
+    }
+    let (status, text) = app.call("GET", "/v1/ladders/rich/export", &app.admin, None);
+    assert_eq!(status, 200);
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let end: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    let last: Value = serde_json::from_str(&lines[lines.len() - 2]).unwrap();
+    assert_eq!(end["end"]["entries"].as_u64(), Some(26), "{end}");
+    assert_eq!((end["end"]["last_seq"].clone(), end["end"]["head"].clone(), end["end"]["complete"].clone()), (last["seq"].clone(), last["hash"].clone(), Value::Bool(true)));
+    let dir = helpers::TempDir::new("ended");
+    let write = |name: &str, lines: &[String]| {
+        let path = dir.0.join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    };
+    let (ok, said) = helpers::verify_journal(&write("whole.ndjson", &lines));
+    assert!(ok, "{said}");
+    // Cut short: no end line.
+    let (ok, said) = helpers::verify_journal(&write("cut.ndjson", &lines[..lines.len() - 1]));
+    assert!(!ok && said.contains("no end line"), "{said}");
+    // The last entries gone, the end line kept.
+    let mut shortened = lines[..lines.len() - 4].to_vec();
+    shortened.push(lines.last().unwrap().clone());
+    let (ok, said) = helpers::verify_journal(&write("short.ndjson", &shortened));
+    assert!(!ok && said.contains("the end line says 26 entries"), "{said}");
+    // An export that says it is incomplete.
+    let mut incomplete = lines.clone();
+    *incomplete.last_mut().unwrap() = lines.last().unwrap().replace(r#""complete":true"#, r#""complete":false,"reason":"held back""#);
+    let (ok, said) = helpers::verify_journal(&write("incomplete.ndjson", &incomplete));
+    assert!(!ok && said.contains("incomplete: held back"), "{said}");
+    // Anything after the end line.
+    let mut trailing = lines.clone();
+    trailing.push(lines[1].clone());
+    let (ok, said) = helpers::verify_journal(&write("trailing.ndjson", &trailing));
+    assert!(!ok && said.contains("after the end line"), "{said}");
+}
+
+/// PostgreSQL: while another transaction holds a lower seq uncommitted past the pending
+/// timeout, an
+/// export stops before the acknowledged matches held back and says so in its end line (it
+/// does not verify), and `verify --database` fails instead of checking fewer entries.
+#[test]
+fn postgres_an_export_held_back_says_it_is_incomplete() {
+    // Two seconds, not thirty: the held transaction holds back every ladder of the cluster
+    // (the horizon is the cluster's oldest transaction), other tests' too.
+    let app = TestApp::spawn_args(Backend::Postgres, &["--rate-limit", "0", "--pending-timeout", "2"]);
+    app.put_ladder("main", RULES);
+    app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"m0","a":"x","b":"y","score_a":1}"#));
+    let holder = HeldTransaction::start(&app.server.database);
+    for i in 1..6 {
+        app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(&format!(r#"{{"id":"m{i}","a":"x","b":"y","score_a":1}}"#)));
+    }
+    let (status, text) = app.call("GET", "/v1/ladders/main/export", &app.admin, None);
+    assert_eq!(status, 200);
+    let end: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(end["end"]["complete"], Value::Bool(false), "{end}");
+    assert!(end["end"]["reason"].as_str().unwrap().contains("held back"), "{end}");
+    assert!(end["end"]["entries"].as_u64().unwrap() < 6, "{end}");
+    let dir = helpers::TempDir::new("held");
+    let path = dir.0.join("held.ndjson");
+    std::fs::write(&path, &text).unwrap();
+    let (ok, said) = helpers::verify_journal(&path);
+    assert!(!ok && said.contains("incomplete"), "{said}");
+    let output = std::process::Command::new(helpers::binary()).args(["verify", "--pending-timeout", "2", "--database", &app.server.database, "--ladder", "main"]).output().unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && said.contains("could be read through seq"), "{said}");
+    drop(holder);
 }

@@ -18,10 +18,12 @@ macro_rules! on_both {
 mod amend;
 mod browser;
 mod cdp;
+mod chain;
 mod connections;
 mod console;
 mod faults;
 mod helpers;
+mod hostile_ids;
 mod journal;
 mod keys;
 mod ladders;

@@ -110,7 +110,7 @@ fn a_schedule_runs_once_per_scheduled_time(backend: Backend) {
     let scheduled = entry["inputs"]["scheduled"].as_f64().unwrap();
     let now = crate::now();
     assert!(scheduled <= now && scheduled > now - 31.0 * 86_400.0 && scheduled % 86_400.0 == 0.0, "{entry}");
-    assert_eq!(entry["id"].as_str(), Some(format!("scheduled-season_end-{}", scheduled as i64).as_str()));
+    assert_eq!(entry["id"].as_str(), Some(format!("scheduled/season_end/{}", scheduled as i64).as_str()));
     let months = entry["inputs"]["missed"].as_u64().unwrap();
     assert_eq!(months, ((scheduled - overdue) / (30.436_875 * 86_400.0)).round() as u64, "the months passed over: {entry}");
     let started = Instant::now();
@@ -131,7 +131,7 @@ fn a_schedule_runs_once_per_scheduled_time(backend: Backend) {
 }
 
 /// Moves a ladder's next scheduled season end, as downtime would leave it.
-fn set_next_season_end(app: &TestApp, backend: Backend, at: f64) {
+pub fn set_next_season_end(app: &TestApp, backend: Backend, at: f64) {
     let sql = format!("UPDATE ladders SET next_season_end = {at} WHERE name = 'sched'");
     match backend {
         Backend::Sqlite => {

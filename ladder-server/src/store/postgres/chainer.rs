@@ -74,13 +74,23 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
     let mut head = match head {
         Some(row) => {
             let hash: Vec<u8> = row.get(0);
-            Head { hash: hash.try_into().unwrap_or(crate::chain::GENESIS), seq: row.get(1), numbered: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0) }
+            Head { hash: hash.try_into().unwrap_or([0; 32]), seq: row.get(1), numbered: u64::try_from(row.get::<_, i64>(2)).unwrap_or(0) }
         }
-        None => Head::default(),
+        None => {
+            let rules: String = c.query_one("SELECT initial_config FROM ladders WHERE id = $1", &[&ladder]).await?.get(0);
+            match Head::start(&rules) {
+                Ok(head) => head,
+                Err(message) => {
+                    tracing::error!(ladder, "the journal cannot be chained: {message}");
+                    return Ok(false);
+                }
+            }
+        }
     };
     let rows = c
         .query(
-            "SELECT seq, kind, match_id, time, inputs, joined, xmin::text::bigint, pg_snapshot_xmin(pg_current_snapshot())::text::bigint \
+            "SELECT seq, kind, match_id, time, inputs, joined, xmin::text::bigint, pg_snapshot_xmin(pg_current_snapshot())::text::bigint, \
+             CASE WHEN kind = 'decay' THEN results END \
              FROM journal WHERE ladder_id = $1 AND hash IS NULL ORDER BY seq LIMIT $2",
             &[&ladder, &PAGE],
         )
@@ -89,7 +99,15 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
     let entries: Vec<Unchained> = rows
         .iter()
         .take_while(|r| settled(r.get(6), r.get(7)))
-        .map(|r| Unchained { seq: r.get(0), kind: r.get(1), id: r.get(2), time: r.get(3), inputs: r.get(4), joined: serde_json::from_str(r.get::<_, &str>(5)).unwrap_or_default() })
+        .map(|r| Unchained {
+            seq: r.get(0),
+            kind: r.get(1),
+            id: r.get(2),
+            time: r.get(3),
+            inputs: r.get(4),
+            joined: serde_json::from_str(r.get::<_, &str>(5)).unwrap_or_default(),
+            decayed_through: Unchained::decayed_through(r.get(1), r.get(8)),
+        })
         .collect();
     if entries.is_empty() {
         return Ok(false);
@@ -112,11 +130,12 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
     };
     let numbered_names: Vec<&str> = chained.numbers.iter().map(|(name, _)| name.as_str()).collect();
     let numbers: Vec<i64> = chained.numbers.iter().map(|(_, n)| i64::try_from(*n).unwrap_or(i64::MAX)).collect();
-    let seqs: Vec<i64> = chained.hashes.iter().map(|(seq, _)| *seq).collect();
-    let hashes: Vec<&[u8]> = chained.hashes.iter().map(|(_, hash)| hash.as_slice()).collect();
+    let seqs: Vec<i64> = chained.hashes.iter().map(|(seq, _, _)| *seq).collect();
+    let hashes: Vec<&[u8]> = chained.hashes.iter().map(|(_, hash, _)| hash.as_slice()).collect();
+    let keys: Vec<&str> = chained.hashes.iter().map(|(_, _, keys)| keys.as_str()).collect();
     let numbered = i64::try_from(head.numbered).unwrap_or(i64::MAX);
     let number_params: [&(dyn ToSql + Sync); 3] = [&ladder, &numbered_names, &numbers];
-    let hash_params: [&(dyn ToSql + Sync); 2] = [&seqs, &hashes];
+    let hash_params: [&(dyn ToSql + Sync); 3] = [&seqs, &hashes, &keys];
     let head_hash = head.hash.as_slice();
     let head_params: [&(dyn ToSql + Sync); 4] = [&ladder, &head_hash, &head.seq, &numbered];
     let (numbered_ok, hashed, headed) = tokio::join!(
@@ -132,7 +151,10 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
                 .await
             }
         },
-        c.execute("UPDATE journal j SET hash = u.hash FROM unnest($1::bigint[], $2::bytea[]) AS u(seq, hash) WHERE j.seq = u.seq", &hash_params),
+        c.execute(
+            "UPDATE journal j SET hash = u.hash, player_keys = u.keys FROM unnest($1::bigint[], $2::bytea[], $3::text[]) AS u(seq, hash, keys) WHERE j.seq = u.seq",
+            &hash_params
+        ),
         c.execute(
             "INSERT INTO chains (ladder_id, last_hash, last_seq, numbered) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (ladder_id) DO UPDATE SET last_hash = excluded.last_hash, last_seq = excluded.last_seq, numbered = excluded.numbered",

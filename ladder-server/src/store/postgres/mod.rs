@@ -37,11 +37,13 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
     include_str!("../../../migrations/postgres/0004_history_by_seq.sql"),
+    include_str!("../../../migrations/postgres/0005_amendments.sql"),
+    include_str!("../../../migrations/postgres/0006_chain_2.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
@@ -390,6 +392,7 @@ impl LadderStore for PgStore {
                         annul_reason: row.get(8),
                         corrected: row.get(9),
                         hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
+                        keys: row.get(11),
                     })?);
                 }
                 Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits })
@@ -444,6 +447,7 @@ impl LadderStore for PgStore {
                         annul_reason: row.get(8),
                         corrected: row.get(9),
                         hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
+                        keys: row.get(11),
                     })?);
                 }
                 Ok(JournalPage { entries, pending, more: sizes.len() > fits })
@@ -947,7 +951,9 @@ const UPDATE_PLAYERS: &str = "UPDATE players p SET rating = u.rating, games_play
 /// [`PLAYER_ID_BASE`]; and each player's history line (`$28` ladders, `$29` the entry,
 /// `$30` the player's id or -1 for a new one, `$31`/`$32` the entry a new one joined with
 /// and its position there, `$33`/`$34` the ratings before and after). Returns each entry's
-/// seq.
+/// seq. A new player that another server added first is not inserted (no unique violation,
+/// whose message would put the player's name in the database's log): the statement then
+/// fails with a serialization failure that names nobody, and the batch runs again.
 const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM generate_series(1, $9::bigint)), \
      block AS (SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM taken), \
      entries AS (INSERT INTO journal (seq, ladder_id, match_id, kind, inputs, time, joined, results, bytes) \
@@ -962,16 +968,21 @@ const APPEND: &str = "WITH taken AS (SELECT nextval('journal_seq') AS seq FROM g
        FROM unnest($10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::real[], $15::bigint[], $16::bigint[], $17::bigint[], \
        $18::boolean[], $19::boolean[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::real[], $25::bigint[], $26::float8[]) \
        AS p(name, ladder, entry, position, rating, games_played, win_streak, period_games, is_junior, has_reached_2400, league, protected_games, \
-       season_games, season_wins, peak_rating, peak_league, last_played) JOIN block ON block.ord = p.entry RETURNING id), \
+       season_games, season_wins, peak_rating, peak_league, last_played) JOIN block ON block.ord = p.entry \
+       ON CONFLICT (ladder_id, name) DO NOTHING RETURNING id), \
      history AS (INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) \
-       SELECT CASE WHEN h.player < 0 THEN $27 + joined.seq * 1024 + h.position ELSE h.player END, block.seq, h.ladder, h.before, h.after \
+       SELECT h.id, h.seq, h.ladder, h.before, h.after FROM (SELECT CASE WHEN h.player < 0 THEN $27 + joined.seq * 1024 + h.position ELSE h.player END AS id, \
+       h.player < 0 AS new, block.seq, h.ladder, h.before, h.after \
        FROM unnest($28::bigint[], $29::bigint[], $30::bigint[], $31::bigint[], $32::bigint[], $33::real[], $34::real[]) \
        AS h(ladder, entry, player, joined_entry, position, before, after) \
-       JOIN block ON block.ord = h.entry LEFT JOIN block AS joined ON joined.ord = h.joined_entry RETURNING 1) \
-     SELECT seq, ladder_id, match_id FROM entries";
+       JOIN block ON block.ord = h.entry LEFT JOIN block AS joined ON joined.ord = h.joined_entry) AS h \
+       WHERE NOT h.new OR h.id IN (SELECT id FROM joiners) RETURNING 1) \
+     SELECT seq, ladder_id, match_id, \
+       CASE WHEN (SELECT count(*) FROM joiners) < cardinality($10::text[]) THEN elo_ladder_lost_race() END AS lost \
+     FROM entries";
 
 /// A page of the journal (`$4`: a kind, or null), columns as [`JOURNAL_COLUMNS`].
-const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
+const JOURNAL_PAGE: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash, player_keys FROM journal \
      WHERE ladder_id = $1 AND seq > $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) ORDER BY seq";
 
 /// A batch's rank bucket changes (`$1` ladders, `$2` levels, `$3` buckets, `$4` deltas, in
@@ -985,7 +996,7 @@ const APPLY_BUCKETS: &str = "INSERT INTO rank_buckets AS r (ladder_id, level, bu
 
 /// A page of the journal, newest first (`$2` to `$3`, chained entries; `$4`: a kind, or
 /// null), columns as [`JOURNAL_COLUMNS`].
-const JOURNAL_PAGE_NEWEST: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash FROM journal \
+const JOURNAL_PAGE_NEWEST: &str = "SELECT seq, kind, match_id, time, inputs, joined, results, annulled, annul_reason, corrected_inputs, hash, player_keys FROM journal \
      WHERE ladder_id = $1 AND seq >= $2 AND seq <= $3 AND ($4::text IS NULL OR kind = $4) AND hash IS NOT NULL ORDER BY seq DESC";
 
 /// The subtransaction [`APPEND`] runs in. Its first write, the journal insert, gives it a
@@ -1205,7 +1216,7 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
 /// match marked, every state after it rebuilt from the journal, the amendment journaled.
 /// `Ok` carries the API's answer; `Err` a database error (the caller rolls back).
 async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request) -> Result<Result<String, ApiError>, tokio_postgres::Error> {
-    use crate::amend::{plan, Action, Outcome, Plan, Target, LISTED_PLAYERS};
+    use crate::amend::{plan, Action, Outcome, Plan, Target};
     let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
     c.batch_execute("BEGIN").await?;
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
@@ -1213,14 +1224,20 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         .query_opt("SELECT seq, kind, inputs, corrected_inputs, annulled FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.match_id])
         .await?
         .map(|r| Target { seq: r.get(0), kind: r.get(1), inputs: r.get(2), corrected: r.get(3), annulled: r.get(4) });
-    let annulment = c.query_opt("SELECT seq, results FROM journal WHERE ladder_id = $1 AND match_id = $2", &[&ladder.id, &request.annul_id()]).await?.map(|r| (r.get(0), r.get(1)));
-    let prefix = format!("correct:{}:", request.match_id);
-    let corrections: Vec<(i64, String)> = c
-        .query("SELECT seq, results FROM journal WHERE ladder_id = $1 AND kind = 'correct' AND left(match_id, length($2)) = $2 ORDER BY seq", &[&ladder.id, &prefix])
-        .await?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    // The match's amendments, by kind and the amended entry (never by id text).
+    let mut annulment: Option<(i64, String)> = None;
+    let mut corrections: Vec<(i64, String)> = Vec::new();
+    if let Some(target) = &target {
+        for row in
+            c.query("SELECT seq, results, kind FROM journal WHERE ladder_id = $1 AND amends = $2 AND kind IN ('annul', 'correct') ORDER BY seq", &[&ladder.id, &target.seq]).await?
+        {
+            if row.get::<_, &str>(2) == "annul" {
+                annulment = annulment.or(Some((row.get(0), row.get(1))));
+            } else {
+                corrections.push((row.get(0), row.get(1)));
+            }
+        }
+    }
     let amendment = match plan(request, target.as_ref(), annulment, corrections.last().cloned(), ladder) {
         Ok(Plan::Answer(answer)) => return Ok(answer),
         Ok(Plan::Apply(amendment)) => amendment,
@@ -1234,7 +1251,7 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         }
         Action::Correct { game } => {
             c.execute("UPDATE journal SET corrected_inputs = $2 WHERE seq = $1", &[&target.seq, &serde_json::to_string(game).unwrap_or_default()]).await?;
-            format!("{prefix}{}", corrections.len() + 1)
+            request.correction_id(corrections.len() + 1)
         }
     };
     let mut stored: HashMap<String, crate::model::PlayerRow> = HashMap::new();
@@ -1342,8 +1359,7 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &offset, &sum]).await?;
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &rebuild.decayed_through()]).await?;
-    let outcome =
-        Outcome { match_id: &request.match_id, action: amendment.kind(), rerated, players_changed: changed.len(), players: changed.iter().take(LISTED_PLAYERS).copied().collect() };
+    let outcome = Outcome::new(&amendment, rerated, &changed);
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let mut entry = EntryColumns::default();
@@ -1351,6 +1367,7 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let nobody = Columns::default();
     c.batch_execute(HORIZON).await?;
     let seq: i64 = c.query_one(APPEND, &entry.params(&nobody)).await?.get("seq");
+    c.execute("UPDATE journal SET amends = $2 WHERE seq = $1", &[&seq, &target.seq]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(Ok(crate::amend::response(seq, &results)))
 }
@@ -1368,14 +1385,21 @@ async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<
     let pseudonym = crate::erase::pseudonym()?;
     let rows = c
         .query(
-            "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results FROM journal j \
-             WHERE j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) AND j.kind IN ('pair', 'team', 'free_for_all')",
-            &[&id],
+            "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
+             WHERE j.kind IN ('pair', 'team', 'free_for_all') \
+               AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) OR (j.ladder_id = $2 AND j.annulled))",
+            &[&id, &ladder.id],
         )
         .await?;
     let mut renamed = Vec::with_capacity(rows.len());
     for r in &rows {
-        renamed.push(crate::erase::rename(r.get(0), r.get(1), (r.get(2), r.get(3), r.get(4), r.get(5)), player, &pseudonym)?);
+        // (Annulled matches have no history lines: each is read, and rewritten when it
+        // names the player.)
+        let stored = (r.get(2), r.get(3), r.get(4), r.get(5), r.get(6));
+        let entry = crate::erase::rename(r.get(0), r.get(1), stored, player, &pseudonym)?;
+        if !entry.unchanged(stored) {
+            renamed.push(entry);
+        }
     }
     let seqs: Vec<i64> = renamed.iter().map(|r| r.seq).collect();
     let inputs: Vec<&str> = renamed.iter().map(|r| r.inputs.as_str()).collect();
@@ -1383,10 +1407,12 @@ async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<
     let joined: Vec<&str> = renamed.iter().map(|r| r.joined.as_str()).collect();
     let results: Vec<&str> = renamed.iter().map(|r| r.results.as_str()).collect();
     let bytes: Vec<i64> = renamed.iter().map(|r| r.bytes).collect();
+    let keys: Vec<Option<&str>> = renamed.iter().map(|r| r.keys.as_deref()).collect();
     c.execute(
-        "UPDATE journal j SET inputs = u.inputs, corrected_inputs = u.corrected, joined = u.joined, results = u.results, bytes = u.bytes \
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(seq, inputs, corrected, joined, results, bytes) WHERE j.seq = u.seq",
-        &[&seqs, &inputs, &corrected, &joined, &results, &bytes],
+        "UPDATE journal j SET inputs = u.inputs, corrected_inputs = u.corrected, joined = u.joined, results = u.results, bytes = u.bytes, player_keys = u.keys \
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(seq, inputs, corrected, joined, results, bytes, keys) \
+         WHERE j.seq = u.seq",
+        &[&seqs, &inputs, &corrected, &joined, &results, &bytes, &keys],
     )
     .await?;
     for r in c.query("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = $1 AND kind IN ('annul', 'correct')", &[&ladder.id]).await? {
