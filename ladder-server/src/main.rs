@@ -339,7 +339,7 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
     }
     for summary in ladders {
         let ladder = store.ladder(&summary.name).await.map_err(|e| e.message)?.ok_or_else(|| format!("ladder {:?} disappeared", summary.name))?;
-        let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
+        let mut verifier = Verifier::with_derived_rows(&ladder).map_err(|e| e.to_string())?;
         let mut after = 0;
         // Every entry committed now must be verified (entries held back by an open
         // transaction for over 30 s fail the check instead of being left out).
@@ -360,12 +360,16 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
                     }
                     break;
                 }
+                let from = after;
                 for entry in &page.entries {
                     after = entry.seq;
                     let exported: Exported =
                         serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
                     verifier.entry(&exported).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
                 }
+                // The page's history lines, as the replay gives them.
+                let lines = store.history_lines(&ladder, from, after).await.map_err(|e| e.message)?;
+                verifier.check_history(&lines).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
             }
             let read = store.all_players(&ladder).await.map_err(|e| e.message)?;
             let moved = store.journal(&ladder, after, 1, None).await.map_err(|e| e.message)?;
@@ -373,6 +377,23 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
                 players = Some(read);
                 break;
             }
+        }
+        // Every ended season's kept standings, as the replay gives them.
+        let kept: Vec<i64> = store.seasons(&ladder).await.map_err(|e| e.message)?.iter().map(|s| s.season).collect();
+        if kept != verifier.seasons() {
+            return Err(format!("ladder {}: the database keeps the standings of seasons {kept:?}; the journal ends seasons {:?}", ladder.name, verifier.seasons()));
+        }
+        for season in kept {
+            let mut standings = Vec::new();
+            loop {
+                let page = store.season_standings(&ladder, season, 1000, i64::try_from(standings.len()).unwrap_or(i64::MAX)).await.map_err(|e| e.message)?.unwrap_or_default();
+                let done = page.len() < 1000;
+                standings.extend(page);
+                if done {
+                    break;
+                }
+            }
+            verifier.check_standings(season, &standings).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
         }
         if after < committed {
             return Err(format!(

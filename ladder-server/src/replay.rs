@@ -193,29 +193,42 @@ pub struct PageChanges {
 }
 
 impl Rebuild {
-    /// Applies a page of entries in `seq` order; `from` is the amended match's seq and `ids`
-    /// maps names to row ids.
+    /// Applies a page of entries in `seq` order; `from` is the amended match's seq, `ids`
+    /// maps names to row ids, and `stored` holds the page's stored history lines (seq,
+    /// player id, before, after; any order). An entry's lines are rewritten when its results
+    /// changed or its lines did: a season end's or decay's results count players, so the
+    /// ratings in its lines can move while its results stay the same.
     ///
     /// # Errors
     /// As [`Self::step`], and 500 for a player without a row.
-    pub fn page(&mut self, entries: &[StoredEntry], from: i64, ids: &HashMap<String, i64>) -> Result<PageChanges, ApiError> {
+    pub fn page(&mut self, entries: &[StoredEntry], from: i64, ids: &HashMap<String, i64>, stored: &[(i64, i64, f32, f32)]) -> Result<PageChanges, ApiError> {
         let mut changes = PageChanges::default();
         let id_of = |name: &str| ids.get(name).copied().ok_or_else(|| ApiError::internal(format!("player {name:?} has no row")));
+        let mut stored_lines: HashMap<i64, Vec<(i64, u32, u32)>> = HashMap::new();
+        for (seq, player, before, after) in stored {
+            stored_lines.entry(*seq).or_default().push((*player, before.to_bits(), after.to_bits()));
+        }
         for entry in entries {
             let step = self.step(entry)?;
             if entry.seq < from {
                 continue;
             }
             if let Some(results) = step.results {
-                if results != entry.results {
+                let results_changed = results != entry.results;
+                let mut lines = step.history.iter().map(|(name, before, after)| Ok((id_of(name)?, *before, *after))).collect::<Result<Vec<_>, ApiError>>()?;
+                lines.sort_by_key(|line| line.0);
+                let mut old = stored_lines.remove(&entry.seq).unwrap_or_default();
+                old.sort_unstable();
+                let lines_changed = old.len() != lines.len() || old.iter().zip(&lines).any(|(o, n)| *o != (n.0, n.1.to_bits(), n.2.to_bits()));
+                if results_changed {
                     if matches!(entry.kind.as_str(), "pair" | "team" | "free_for_all") {
                         changes.rerated += 1;
                     }
                     changes.results.push((entry.seq, results));
+                }
+                if results_changed || lines_changed {
                     changes.history_seqs.push(entry.seq);
-                    for (name, before, after) in &step.history {
-                        changes.history.push((entry.seq, id_of(name)?, *before, *after));
-                    }
+                    changes.history.extend(lines.iter().map(|(id, before, after)| (entry.seq, *id, *before, *after)));
                 }
             }
             if let Some((season, mut standings)) = step.standings {

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::chain::{canonical, genesis, hex, link, Content, Numbers, PlayerKey};
 use crate::model::{current, PlayerView};
 use crate::replay::{Rebuild, StoredEntry};
-use crate::store::Ladder;
+use crate::store::{HistoryLine, Ladder, StandingView};
 
 /// The first line of an export.
 #[derive(Debug, Deserialize, serde::Serialize)]
@@ -148,6 +148,26 @@ pub struct Verifier {
     matches: HashMap<String, (i64, bool, Option<String>, Option<serde_json::Value>)>,
     /// Amendments seen: match id -> (annul reason, latest correction).
     amendments: HashMap<String, (Option<String>, Option<serde_json::Value>)>,
+    /// The derived rows the replay gives, kept for a check against a database.
+    derived: Option<Derived>,
+}
+
+/// The history lines and season standings the replay gives, until checked.
+#[derive(Default)]
+struct Derived {
+    /// Per entry in seq order: its seq and the lines it must have.
+    lines: Vec<(i64, Lines)>,
+    /// Per season end: the season and its standings.
+    standings: Vec<(i64, Vec<StandingView>)>,
+}
+
+/// The history lines an entry must have.
+enum Lines {
+    /// Exactly these (player, before, after), by name.
+    Exact(Vec<(String, f32, f32)>),
+    /// An annulled match: none, or one for each of these players (their values are those
+    /// of the match as it was rated, which the replay skips).
+    PlayersOf(Vec<String>),
 }
 
 impl Verifier {
@@ -158,7 +178,16 @@ impl Verifier {
     pub fn new(ladder: &Ladder) -> Result<Self, Failure> {
         let rebuild = Rebuild::new(ladder).map_err(|e| Failure { seq: 0, reason: e.message })?;
         let previous = genesis(&ladder.initial_config_json).map_err(|reason| Failure { seq: 0, reason })?;
-        Ok(Self { rebuild, numbers: Numbers::default(), previous, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new() })
+        Ok(Self { rebuild, numbers: Numbers::default(), previous, last_seq: 0, summary: Summary::default(), matches: HashMap::new(), amendments: HashMap::new(), derived: None })
+    }
+
+    /// A verifier that also keeps the history lines and season standings the replay gives,
+    /// for [`Self::check_history`] and [`Self::check_standings`] (from a database).
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_derived_rows(ladder: &Ladder) -> Result<Self, Failure> {
+        Ok(Self { derived: Some(Derived::default()), ..Self::new(ladder)? })
     }
 
     /// Checks the next entry.
@@ -203,6 +232,34 @@ impl Verifier {
             results: entry.results.to_string(),
         };
         let step = self.rebuild.step(&stored).map_err(|e| fail(e.message))?;
+        if let Some(derived) = &mut self.derived {
+            let is_match = matches!(entry.kind.as_str(), "pair" | "team" | "free_for_all");
+            let lines = if is_match && entry.annulled {
+                let game: crate::model::Game = serde_json::from_value(entry.inputs.clone()).map_err(|e| fail(format!("inputs: {e}")))?;
+                let mut players: Vec<String> = game.players().into_iter().map(str::to_owned).collect();
+                players.sort_unstable();
+                Lines::PlayersOf(players)
+            } else {
+                let mut lines = step.history.clone();
+                lines.sort_by(|a, b| a.0.cmp(&b.0));
+                Lines::Exact(lines)
+            };
+            derived.lines.push((entry.seq, lines));
+            if let Some((season, standings)) = &step.standings {
+                let order = self.rebuild.order();
+                let view = |s: &crate::events::Standing| StandingView {
+                    rank: s.rank,
+                    player: usize::try_from(s.player_id).ok().and_then(|i| order.get(i)).cloned().unwrap_or_default(),
+                    rating: s.rating,
+                    peak_rating: s.peak_rating,
+                    league: s.league,
+                    peak_league: s.peak_league,
+                    games: s.games,
+                    wins: s.wins,
+                };
+                derived.standings.push((*season, standings.iter().map(view).collect()));
+            }
+        }
         if let Some(results) = step.results {
             let replayed: serde_json::Value = serde_json::from_str(&results).map_err(|e| fail(e.to_string()))?;
             if replayed != entry.results {
@@ -235,6 +292,87 @@ impl Verifier {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Checks a database's history lines of the entries verified since the last call (all
+    /// of their lines, in seq order), then forgets those entries.
+    ///
+    /// # Errors
+    /// A line missing, extra or with other ratings than the replay's, naming its entry.
+    pub fn check_history(&mut self, stored: &[HistoryLine]) -> Result<(), Failure> {
+        let Some(derived) = &mut self.derived else { return Ok(()) };
+        let mut stored = stored.iter().peekable();
+        for (seq, expected) in derived.lines.drain(..) {
+            let fail = |reason: String| Failure { seq, reason };
+            let mut found: Vec<&HistoryLine> = Vec::new();
+            while let Some(line) = stored.next_if(|l| l.seq <= seq) {
+                if line.seq < seq {
+                    return Err(Failure { seq: line.seq, reason: format!("a history line of {:?} for an entry that has none", line.player) });
+                }
+                found.push(line);
+            }
+            match expected {
+                Lines::Exact(lines) => {
+                    let same = lines.len() == found.len()
+                        && lines
+                            .iter()
+                            .zip(&found)
+                            .all(|((name, before, after), line)| *name == line.player && before.to_bits() == line.before.to_bits() && after.to_bits() == line.after.to_bits());
+                    if !same {
+                        let shown: Vec<String> = found.iter().map(|l| format!("{} {} -> {}", l.player, l.before, l.after)).collect();
+                        let wanted: Vec<String> = lines.iter().map(|(p, b, a)| format!("{p} {b} -> {a}")).collect();
+                        return Err(fail(format!("its history lines are [{}]; the replay gives [{}]", shown.join(", "), wanted.join(", "))));
+                    }
+                }
+                Lines::PlayersOf(players) => {
+                    let names: Vec<&str> = found.iter().map(|l| l.player.as_str()).collect();
+                    if !names.is_empty() && names != players.iter().map(String::as_str).collect::<Vec<_>>() {
+                        return Err(fail(format!("the annulled match's history lines name {names:?}, not its players")));
+                    }
+                }
+            }
+        }
+        if let Some(line) = stored.next() {
+            return Err(Failure { seq: line.seq, reason: format!("a history line of {:?} for an entry that has none", line.player) });
+        }
+        Ok(())
+    }
+
+    /// The seasons whose standings the replay gave (after every entry is verified).
+    #[must_use]
+    pub fn seasons(&self) -> Vec<i64> {
+        self.derived.as_ref().map(|d| d.standings.iter().map(|(season, _)| *season).collect()).unwrap_or_default()
+    }
+
+    /// Checks a database's kept standings of `season` (every line, by rank).
+    ///
+    /// # Errors
+    /// A line missing, extra or other than the replay's.
+    pub fn check_standings(&self, season: i64, stored: &[StandingView]) -> Result<(), Failure> {
+        let fail = |reason: String| Failure { seq: 0, reason: format!("season {season}: {reason}") };
+        let expected = self
+            .derived
+            .as_ref()
+            .and_then(|d| d.standings.iter().find(|(s, _)| *s == season))
+            .map(|(_, lines)| lines)
+            .ok_or_else(|| fail("the journal ends no such season".to_owned()))?;
+        if expected.len() != stored.len() {
+            return Err(fail(format!("{} standings are kept, the replay gives {}", stored.len(), expected.len())));
+        }
+        for (wanted, kept) in expected.iter().zip(stored) {
+            let same = wanted.rank == kept.rank
+                && wanted.player == kept.player
+                && wanted.rating.to_bits() == kept.rating.to_bits()
+                && wanted.peak_rating.to_bits() == kept.peak_rating.to_bits()
+                && (wanted.league, wanted.peak_league, wanted.games, wanted.wins) == (kept.league, kept.peak_league, kept.games, kept.wins);
+            if !same {
+                return Err(fail(format!(
+                    "rank {} is kept as {} {} ({} games); the replay gives {} {} ({} games)",
+                    kept.rank, kept.player, kept.rating, kept.games, wanted.player, wanted.rating, wanted.games
+                )));
+            }
         }
         Ok(())
     }

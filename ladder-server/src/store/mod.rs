@@ -206,6 +206,19 @@ pub struct HistoryEntry {
     pub annulled: bool,
 }
 
+/// One stored history line: the entry, the player, their current ratings before and after.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryLine {
+    /// The journal entry.
+    pub seq: i64,
+    /// The player's name.
+    pub player: String,
+    /// Rating before the entry.
+    pub before: f32,
+    /// Rating after it.
+    pub after: f32,
+}
+
 /// What both databases do. Every write is one transaction: committed whole before its
 /// answer, or not at all.
 pub trait LadderStore: Send + Sync {
@@ -256,6 +269,9 @@ pub trait LadderStore: Send + Sync {
     fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
+    /// The stored history lines of the entries with `after < seq <= through` (for
+    /// `elo-ladder verify`), in seq order.
+    fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<HistoryLine>>;
     /// The rank buckets whose stored count differs from the players' ratings (for
     /// `elo-ladder verify`): `(level, bucket, stored, counted)`, at most ten.
     fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>>;

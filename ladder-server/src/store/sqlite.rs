@@ -25,6 +25,10 @@ use crate::error::ApiError;
 use crate::events::{event_response, run_event, EventRequest, EventRules, LadderEvent};
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
+/// The history lines of a ladder's entries `?2 < seq <= ?3` (`elo-ladder verify`).
+const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_after FROM player_entries e JOIN players p ON p.id = e.player_id \
+     WHERE e.seq > ?2 AND e.seq <= ?3 AND e.ladder_id = ?1 ORDER BY e.seq, p.name";
+
 /// The migrations, in order.
 const MIGRATIONS: [&str; 6] = [
     include_str!("../../migrations/sqlite/0001_ladders.sql"),
@@ -874,6 +878,17 @@ impl LadderStore for SqliteStore {
         }))
     }
 
+    fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<super::HistoryLine>> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read_ladder(ladder_id, move |c| {
+            let mut statement = c.prepare_cached(HISTORY_LINES)?;
+            let lines = statement.query_map(params![ladder_id, after, through], |r| {
+                Ok(super::HistoryLine { seq: r.get(0)?, player: r.get(1)?, before: r.get::<_, f64>(2)? as f32, after: r.get::<_, f64>(3)? as f32 })
+            })?;
+            Ok(lines.collect::<Result<_, _>>()?)
+        }))
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
         let ladder_id = ladder.id;
         Box::pin(self.read_ladder(ladder_id, move |c| {
@@ -1455,8 +1470,13 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
             })?
             .collect::<Result<_, _>>()?;
         let Some(last) = entries.last().map(|e| e.seq) else { break };
+        let first_seq = after;
         after = last;
-        let changes = rebuild.page(&entries, target.seq, &ids)?;
+        let stored_lines: Vec<(i64, i64, f32, f32)> = c
+            .prepare_cached("SELECT seq, player_id, rating_before, rating_after FROM player_entries WHERE seq > ?2 AND seq <= ?3 AND ladder_id = ?1")?
+            .query_map(params![ladder.id, first_seq, last], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, f64>(2)? as f32, r.get::<_, f64>(3)? as f32)))?
+            .collect::<Result<_, _>>()?;
+        let changes = rebuild.page(&entries, target.seq, &ids, &stored_lines)?;
         rerated += changes.rerated;
         // (The page is in seq order.)
         let bytes_of = |seq: i64| entries.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| (entries[i].inputs.len(), entries[i].joined.iter().map(String::len).sum::<usize>()));

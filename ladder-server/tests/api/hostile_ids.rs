@@ -18,7 +18,8 @@ on_both!(
     pseudonyms_are_reserved,
     reasons_refuse_direction_overrides_and_invisible_characters,
     request_ids_that_are_not_plain_are_replaced,
-    verify_answers_crafted_amendments_without_panicking
+    verify_answers_crafted_amendments_without_panicking,
+    verify_finds_forged_standings_and_history_lines
 );
 
 fn pair(id: &str, a: &str, b: &str, score: f64) -> String {
@@ -300,4 +301,48 @@ fn postgres_new_player_races_leave_no_name_in_the_database_log() {
     let named: Vec<&str> = log.lines().filter(|l| l.contains(&format!("race-{nonce}"))).take(3).collect();
     assert!(named.is_empty(), "player names in PostgreSQL's log: {named:?}");
     drop(second);
+}
+
+/// A season record or a history line changed behind the server's back (both are served to
+/// players) makes `verify --database` fail, naming the season or the entry.
+fn verify_finds_forged_standings_and_history_lines(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("l", crate::RICH_RULES);
+    let mut rng = crate::Lcg(8);
+    for i in 0..20 {
+        app.ok("POST", "/v1/ladders/l/matches", &app.report, Some(&crate::random_match(&mut rng, &format!("m{i}"), 6, true)));
+        if i == 10 {
+            app.ok("POST", "/v1/ladders/l/seasons/end", &app.admin, Some(r#"{"id":"s1"}"#));
+        }
+    }
+    helpers::verify_database(&app.server.database, "l");
+    let sql = |sql: &str| match backend {
+        Backend::Sqlite => {
+            let connection = rusqlite::Connection::open(helpers::sqlite_file(&app.server.database)).unwrap();
+            connection.busy_timeout(Duration::from_secs(10)).unwrap();
+            connection.execute(sql, []).unwrap();
+        }
+        Backend::Postgres => {
+            helpers::psql_query(&app.server.database, sql);
+        }
+    };
+    let verify = || {
+        let output = std::process::Command::new(helpers::binary()).args(["verify", "--database", &app.server.database, "--ladder", "l"]).output().unwrap();
+        (output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    // The season's winner kept with a better rating.
+    sql("UPDATE season_records SET rating = rating + 50 WHERE season = 1 AND rank = 1");
+    let (ok, said) = verify();
+    assert!(!ok && said.contains("season 1: rank 1"), "{said}");
+    sql("UPDATE season_records SET rating = rating - 50 WHERE season = 1 AND rank = 1");
+    helpers::verify_database(&app.server.database, "l");
+    // A history line moved by a point.
+    sql("UPDATE player_entries SET rating_after = rating_after + 1 WHERE seq = (SELECT max(seq) FROM player_entries)");
+    let (ok, said) = verify();
+    assert!(!ok && said.contains("its history lines are"), "{said}");
+    // One deleted.
+    sql("UPDATE player_entries SET rating_after = rating_after - 1 WHERE seq = (SELECT max(seq) FROM player_entries)");
+    sql("DELETE FROM player_entries WHERE seq = (SELECT min(seq) FROM player_entries)");
+    let (ok, said) = verify();
+    assert!(!ok && said.contains("its history lines are"), "{said}");
 }

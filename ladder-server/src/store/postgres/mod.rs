@@ -673,6 +673,21 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<crate::store::HistoryLine>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn
+                .client
+                .query(
+                    "SELECT e.seq, p.name, e.rating_before, e.rating_after FROM player_entries e JOIN players p ON p.id = e.player_id \
+                     WHERE e.seq > $2 AND e.seq <= $3 AND e.ladder_id = $1 ORDER BY e.seq, p.name COLLATE \"C\"",
+                    &[&ladder.id, &after, &through],
+                )
+                .await?;
+            Ok(rows.iter().map(|r| crate::store::HistoryLine { seq: r.get(0), player: r.get(1), before: r.get(2), after: r.get(3) }).collect())
+        })
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<crate::model::PlayerView>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
@@ -1279,6 +1294,7 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         .prepare("UPDATE journal j SET results = u.results, bytes = u.bytes FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(seq, results, bytes) WHERE j.seq = u.seq")
         .await?;
     let delete_history = c.prepare("DELETE FROM player_entries WHERE seq = ANY($1)").await?;
+    let stored_history = c.prepare("SELECT seq, player_id, rating_before, rating_after FROM player_entries WHERE seq > $2 AND seq <= $3 AND ladder_id = $1").await?;
     let insert_history = c
         .prepare(
             "INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) \
@@ -1302,8 +1318,10 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
             })
             .collect();
         let Some(last) = entries.last().map(|e| e.seq) else { break };
+        let stored_lines: Vec<(i64, i64, f32, f32)> =
+            c.query(&stored_history, &[&ladder.id, &after, &last]).await?.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
         after = last;
-        let changes = match rebuild.page(&entries, target.seq, &ids) {
+        let changes = match rebuild.page(&entries, target.seq, &ids, &stored_lines) {
             Ok(changes) => changes,
             Err(error) => return Ok(Err(error)),
         };
@@ -1314,6 +1332,8 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         let bytes: Vec<i64> = changes.results.iter().map(|(seq, text)| i64::try_from(sizes.get(seq).copied().unwrap_or(0) + text.len()).unwrap_or(i64::MAX)).collect();
         if !seqs.is_empty() {
             c.execute(&update_results, &[&seqs, &texts, &bytes]).await?;
+        }
+        if !changes.history_seqs.is_empty() {
             c.execute(&delete_history, &[&changes.history_seqs]).await?;
             let history_seqs: Vec<i64> = changes.history.iter().map(|h| h.0).collect();
             let players: Vec<i64> = changes.history.iter().map(|h| h.1).collect();
