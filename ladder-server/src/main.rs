@@ -291,44 +291,11 @@ fn utc(seconds: f64) -> String {
 }
 
 async fn verify(args: &ArgMatches) -> Result<(), String> {
-    use ranking_elo_ladder::verify::{End, Exported, Header, Verifier, FORMAT};
+    use ranking_elo_ladder::verify::{Exported, Verifier};
     if let Some(path) = args.get_one::<PathBuf>("journal") {
         let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(file));
-        let header: Header = match lines.next() {
-            Some(line) => serde_json::from_str(&line.map_err(|e| e.to_string())?).map_err(|e| format!("{}: line 1 is not an export header: {e}", path.display()))?,
-            None => return Err(format!("{}: empty", path.display())),
-        };
-        if header.format != FORMAT {
-            return Err(format!("{}: format {:?}, expected {FORMAT:?}", path.display(), header.format));
-        }
-        ranking_elo::Config::from_json(&header.rules.to_string()).map_err(|e| format!("{}: the header's rules: {e}", path.display()))?;
-        let ladder = ranking_elo_ladder::store::Ladder::from_row(0, header.ladder.clone(), header.rules.to_string(), 1, None).map_err(|e| e.message)?;
-        let mut verifier = Verifier::new(&ladder).map_err(|e| e.to_string())?;
-        let mut end: Option<End> = None;
-        for (i, line) in lines.enumerate() {
-            let line = line.map_err(|e| e.to_string())?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            if end.is_some() {
-                return Err(format!("{}: line {}: an entry after the end line", path.display(), i + 2));
-            }
-            if line.starts_with(r#"{"end""#) {
-                #[derive(serde::Deserialize)]
-                struct EndLine {
-                    end: End,
-                }
-                end = Some(serde_json::from_str::<EndLine>(&line).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?.end);
-                continue;
-            }
-            let entry: Exported = serde_json::from_str(&line).map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
-            verifier.entry(&entry).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
-        }
-        let summary = verifier.finish(None).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
-        let end = end.ok_or_else(|| format!("{}: no end line: the export was cut short (or made by a server older than 0.2)", path.display()))?;
-        end.check(&summary).map_err(|e| format!("ladder {}: {e}", header.ladder))?;
-        println!("{}", summary.line(&header.ladder));
+        let line = ranking_elo_ladder::verify::export(std::io::BufReader::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("{line}");
         return Ok(());
     }
     let store = open(args).await?;

@@ -429,3 +429,51 @@ impl Summary {
         )
     }
 }
+
+/// Verifies an export (`elo-ladder verify --journal FILE`) read from `reader`: its header (the
+/// format and the first season's rules), every entry ([`Verifier::entry`]), the marks
+/// ([`Verifier::finish`]) and its end line ([`End::check`]). Any input gives an answer,
+/// never a panic (the `verify_journal` fuzz target holds it to that).
+///
+/// # Errors
+/// The first thing that does not verify: a line that does not read (with its number), an
+/// entry that does not verify (with its seq), a missing or wrong end line.
+pub fn export(reader: impl std::io::BufRead) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct EndLine {
+        end: End,
+    }
+    let mut lines = reader.lines();
+    let header: Header = match lines.next() {
+        Some(line) => serde_json::from_str(&line.map_err(|e| e.to_string())?).map_err(|e| format!("line 1 is not an export header: {e}"))?,
+        None => return Err("empty".to_owned()),
+    };
+    if header.format != FORMAT {
+        return Err(format!("format {:?}, expected {FORMAT:?}", header.format));
+    }
+    let rules = header.rules.to_string();
+    ranking_elo::Config::from_json(&rules).map_err(|e| format!("the header's rules: {e}"))?;
+    let ladder = Ladder::from_row(0, header.ladder.clone(), rules, 1, None).map_err(|e| e.message)?;
+    let in_ladder = |e: &dyn std::fmt::Display| format!("ladder {}: {e}", header.ladder);
+    let mut verifier = Verifier::new(&ladder).map_err(|e| in_ladder(&e))?;
+    let mut end: Option<End> = None;
+    for (i, line) in lines.enumerate() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if end.is_some() {
+            return Err(format!("line {}: an entry after the end line", i + 2));
+        }
+        if line.starts_with(r#"{"end""#) {
+            end = Some(serde_json::from_str::<EndLine>(&line).map_err(|e| format!("line {}: {e}", i + 2))?.end);
+            continue;
+        }
+        let entry: Exported = serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 2))?;
+        verifier.entry(&entry).map_err(|e| in_ladder(&e))?;
+    }
+    let summary = verifier.finish(None).map_err(|e| in_ladder(&e))?;
+    let end = end.ok_or("no end line: the export was cut short (or made by a server older than 0.2)")?;
+    end.check(&summary).map_err(|e| in_ladder(&e))?;
+    Ok(summary.line(&header.ladder))
+}

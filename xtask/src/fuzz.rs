@@ -10,7 +10,9 @@ use crate::tools::root;
 use crate::tools::Step;
 
 /// The targets, as `fuzz/Cargo.toml` names them.
-pub const TARGETS: [&str; 7] = ["config_json", "pool_load", "batch_vs_single", "pool_apply", "matchmaker", "group_matches", "seasons"];
+/// `verify_journal` is the ladder server's (`elo-ladder verify --journal` on any input); its
+/// corpus is replayed by `ladder-server/tests/fuzz_corpus.rs`.
+pub const TARGETS: [&str; 8] = ["config_json", "pool_load", "batch_vs_single", "pool_apply", "matchmaker", "group_matches", "seasons", "verify_journal"];
 
 /// Runs the fuzzers; `args` are `--seconds N` and optional target names.
 pub fn fuzz(args: &[String]) -> Result<(), String> {
