@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ConnectInfo;
 use axum::Router;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -159,16 +159,52 @@ pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits,
     Ok(())
 }
 
-/// Milliseconds since `started` of a connection's last byte in or out.
+/// Milliseconds since `started` of a connection's last byte in or out, and of the first byte
+/// of the request head being read (the head timeout counts from it, not from the end of the
+/// previous answer: a keep-alive connection waits for its next request up to the idle
+/// timeout).
 struct Activity {
     started: Instant,
     last: AtomicU64,
+    /// 1 + milliseconds of the first byte read since the last byte written; 0 while none
+    /// came (between requests). A new connection starts at 1: its first request is awaited
+    /// for the head timeout only.
+    head: AtomicU64,
 }
 
 impl Activity {
-    fn touch(&self) {
+    fn new(started: Instant) -> Self {
+        Self { started, last: AtomicU64::new(0), head: AtomicU64::new(1) }
+    }
+
+    fn now(&self) -> u64 {
         #[allow(clippy::cast_possible_truncation)]
-        self.last.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        let now = self.started.elapsed().as_millis() as u64;
+        now
+    }
+
+    fn touch(&self) {
+        self.last.store(self.now(), Ordering::Relaxed);
+    }
+
+    /// A byte came in: a request head may have begun.
+    fn read(&self) {
+        self.touch();
+        let _ = self.head.compare_exchange(0, self.now() + 1, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// A byte went out: the request was answered (or is being).
+    fn wrote(&self) {
+        self.touch();
+        self.head.store(0, Ordering::Relaxed);
+    }
+
+    /// When the request head being read began, if one has.
+    fn head_began(&self) -> Option<Instant> {
+        match self.head.load(Ordering::Relaxed) {
+            0 => None,
+            at => Some(self.started + Duration::from_millis(at - 1)),
+        }
     }
 
     fn idle(&self) -> Duration {
@@ -189,7 +225,7 @@ impl AsyncRead for Tracked {
         let before = buf.filled().len();
         let result = Pin::new(&mut self.stream).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.activity.touch();
+            self.activity.read();
         }
         result
     }
@@ -199,7 +235,7 @@ impl AsyncWrite for Tracked {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         let result = Pin::new(&mut self.stream).poll_write(cx, data);
         if matches!(result, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
+            self.activity.wrote();
         }
         result
     }
@@ -213,7 +249,7 @@ impl AsyncWrite for Tracked {
 
 async fn connection(stream: TcpStream, peer: SocketAddr, app: Router, limits: ConnectionLimits, mut stop: tokio::sync::watch::Receiver<bool>, counted: Counted, started: Instant) {
     let _counted = counted;
-    let activity = Arc::new(Activity { started, last: AtomicU64::new(0) });
+    let activity = Arc::new(Activity::new(started));
     activity.touch();
     let io = TokioIo::new(Tracked { stream, activity: Arc::clone(&activity) });
     let service = app.map_request(move |mut request: axum::http::Request<hyper::body::Incoming>| {
@@ -221,7 +257,7 @@ async fn connection(stream: TcpStream, peer: SocketAddr, app: Router, limits: Co
         request
     });
     let connection = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
+        .timer(HeadTimer(Arc::clone(&activity)))
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true)
         .serve_connection(io, TowerToHyperService::new(service));
@@ -249,3 +285,52 @@ async fn connection(stream: TcpStream, peer: SocketAddr, app: Router, limits: Co
         }
     }
 }
+
+/// hyper's timer for a connection, which it uses for the request head timeout only: its
+/// sleeps count from the first byte of the head ([`Activity::head_began`]), so that the wait
+/// between keep-alive requests is not a head timeout (the idle timeout bounds it).
+struct HeadTimer(Arc<Activity>);
+
+impl hyper::rt::Timer for HeadTimer {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        self.sleep_until(Instant::now() + duration)
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
+        let asked = Instant::now();
+        let timeout = deadline.saturating_duration_since(asked);
+        Box::pin(HeadSleep { activity: Arc::clone(&self.0), asked, timeout, tick: Box::pin(tokio::time::sleep_until(deadline.into())) })
+    }
+}
+
+/// A head timeout: ready `timeout` after the head began (not before it was asked for);
+/// pending while no byte of a new request has come.
+struct HeadSleep {
+    activity: Arc<Activity>,
+    asked: Instant,
+    timeout: Duration,
+    tick: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Future for HeadSleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            let began = self.activity.head_began();
+            let deadline = began.map_or_else(|| Instant::now() + self.timeout, |began| began.max(self.asked) + self.timeout);
+            if began.is_some() && Instant::now() >= deadline {
+                return Poll::Ready(());
+            }
+            if self.tick.deadline().into_std() != deadline {
+                self.tick.as_mut().reset(deadline.into());
+            }
+            match self.tick.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(()) => {}
+            }
+        }
+    }
+}
+
+impl hyper::rt::Sleep for HeadSleep {}

@@ -95,6 +95,32 @@ fn an_idle_keep_alive_connection_is_closed() {
     assert!(closed, "the silent connection is still open");
 }
 
+/// The wait between keep-alive requests is bounded by the idle timeout, not by the head
+/// timeout: a connection silent for longer than the head timeout (but not the idle timeout)
+/// still takes its next request; a head sent too slowly is still cut off.
+#[test]
+fn a_keep_alive_connection_waits_for_the_idle_timeout() {
+    let app = app(&["--header-timeout", "1", "--idle-timeout", "6"]);
+    let mut stream = TcpStream::connect(&app.server.address).expect("connect");
+    for round in 0..2 {
+        stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");
+        let mut answer = [0u8; 12];
+        stream.read_exact(&mut answer).unwrap_or_else(|e| panic!("request {round}: no answer ({e})"));
+        assert_eq!(&answer, b"HTTP/1.1 200", "request {round}");
+        let mut rest = vec![0u8; 4096];
+        stream.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+        let _ = stream.read(&mut rest);
+        stream.set_read_timeout(None).unwrap();
+        // Silent for twice the head timeout.
+        std::thread::sleep(Duration::from_millis(2500));
+    }
+    // A head that starts and stalls is closed after the head timeout.
+    stream.write_all(b"GET /healthz HTTP/1.1\r\n").expect("send");
+    let started = std::time::Instant::now();
+    let (_, closed) = read_until_closed(&mut stream, Duration::from_secs(5));
+    assert!(closed && started.elapsed() < Duration::from_secs(4), "a stalled head was not cut off ({:?})", started.elapsed());
+}
+
 #[test]
 fn one_address_cannot_hold_every_connection() {
     let app = app(&["--max-connections-per-address", "4"]);
