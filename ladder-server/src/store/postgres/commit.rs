@@ -142,6 +142,9 @@ enum Outcome {
     /// The same id as an earlier report of the batch: that one's answer, if the request is
     /// the same.
     SameAs(usize),
+    /// A season end brought in rules this report's cached ones do not fit (zero-sum on or
+    /// off): back to the queue at once, with the ladder as it is now.
+    Rebind(Arc<Ladder>),
 }
 
 async fn run(shared: &Shared, batch: Vec<Pending>, mut front: Option<Front<'_>>) {
@@ -199,7 +202,7 @@ fn deliver(shared: &Shared, batch: Vec<Pending>, outcomes: Vec<Outcome>) {
     for (i, outcome) in outcomes.iter().enumerate() {
         answers.push(match outcome {
             Outcome::Answer(answer) => Some(answer.clone()),
-            Outcome::Defer => None,
+            Outcome::Defer | Outcome::Rebind(_) => None,
             Outcome::SameAs(first) => {
                 let first = *first;
                 match &answers[first] {
@@ -218,10 +221,17 @@ fn deliver(shared: &Shared, batch: Vec<Pending>, outcomes: Vec<Outcome>) {
             }
         });
     }
-    for (mut pending, answer) in batch.into_iter().zip(answers) {
+    for ((mut pending, answer), outcome) in batch.into_iter().zip(answers).zip(outcomes) {
         match answer {
             Some(answer) => {
                 let _ = pending.answer.send(answer);
+            }
+            None if matches!(outcome, Outcome::Rebind(_)) => {
+                if let Outcome::Rebind(ladder) = outcome {
+                    pending.ladder = ladder;
+                }
+                pending.ready_at = Instant::now();
+                shared.queue.push(pending);
             }
             None => {
                 metrics::counter!(crate::telemetry::DEFERRED).increment(1);
@@ -340,10 +350,11 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     }
     let mut outcomes: Vec<Option<Outcome>> = outcomes_for(batch);
     // A season end that turned zero-sum on or off: the rows locked above do not fit the
-    // new rules; these reports are answered 503 (retry) and run again with them.
+    // new rules; these reports go back to the queue with the ladder as it is now, and run
+    // in the next batch (no client sees the change).
     for (i, pending) in batch.iter().enumerate() {
-        if current.get(&pending.ladder.id).is_some_and(|now| now.zero_sum_total().is_some() != pending.ladder.zero_sum_total().is_some()) {
-            outcomes[i] = Some(Outcome::Answer(Err(ApiError::unavailable("the ladder's rules changed at a season end; send the report again"))));
+        if let Some(now) = current.get(&pending.ladder.id).filter(|now| now.zero_sum_total().is_some() != pending.ladder.zero_sum_total().is_some()) {
+            outcomes[i] = Some(Outcome::Rebind(Arc::clone(now)));
         }
     }
     let mut first_of: HashMap<(i64, &str), usize> = HashMap::new();
