@@ -229,3 +229,54 @@ fn postgres_an_annulment_on_one_server_and_reports_on_another() {
     verify_replay(&app, "two", RULES);
     drop(second);
 }
+
+/// PostgreSQL: many corrections of one ladder at once wait for their turn in the server's
+/// memory, not each on a pool connection blocked on the ladder's lock (at most one of this
+/// server's connections waits for it), and reports to another ladder go on meanwhile.
+#[test]
+fn postgres_amendments_of_one_ladder_wait_without_holding_connections() {
+    let app = TestApp::spawn(Backend::Postgres);
+    app.put_ladder("busy", RULES);
+    app.put_ladder("other", RULES);
+    let mut rng = Lcg(3);
+    for i in 0..600 {
+        app.ok("POST", "/v1/ladders/busy/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 40, false)));
+    }
+    let target = helpers::journal(&app, "busy").into_iter().find(|e| e["kind"] == "pair").unwrap()["id"].as_str().unwrap().to_owned();
+    let done = Arc::new(AtomicBool::new(false));
+    let correctors: Vec<_> = (0..30)
+        .map(|i| {
+            let (address, key, target) = (app.server.address.clone(), app.admin.clone(), target.clone());
+            std::thread::spawn(move || {
+                let body = format!(r#"{{"score_a":{}}}"#, [0.0, 0.5, 1.0, 0.25][i % 4]);
+                let (status, text) = call(&address, "POST", &format!("/v1/ladders/busy/matches/{target}/correct"), Some(&key), Some(&body)).unwrap();
+                assert_eq!(status, 200, "{text}");
+            })
+        })
+        .collect();
+    let reporter = {
+        let (address, key, done) = (app.server.address.clone(), app.report.clone(), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut reported = 0;
+            while !done.load(Ordering::SeqCst) || reported < 5 {
+                let body = format!(r#"{{"id":"o{reported}","a":"x","b":"y","score_a":1}}"#);
+                let (status, text) = call(&address, "POST", "/v1/ladders/other/matches", Some(&key), Some(&body)).unwrap();
+                assert_eq!(status, 200, "{text}");
+                reported += 1;
+            }
+            reported
+        })
+    };
+    let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'";
+    let mut most = 0;
+    while correctors.iter().any(|c| !c.is_finished()) {
+        most = most.max(helpers::psql_query(&app.server.database, waiting).trim().parse::<u32>().unwrap_or(0));
+    }
+    for corrector in correctors {
+        corrector.join().unwrap();
+    }
+    done.store(true, Ordering::SeqCst);
+    assert!(reporter.join().unwrap() >= 5);
+    assert!(most <= 1, "{most} connections waited for the ladder's lock at once");
+    verify_replay(&app, "busy", RULES);
+}

@@ -183,6 +183,22 @@ struct Shared {
     front: tokio::sync::Mutex<()>,
     /// Wakes the chainer (after a commit).
     chain_wake: tokio::sync::Notify,
+    /// One turn per ladder for the operations that take its lock exclusively (amendments,
+    /// season ends, decay, erasures): taken before a pool connection, so that requests
+    /// queued behind one ladder's rebuild wait in memory and leave the pool to the others.
+    turns: std::sync::Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl Shared {
+    /// Waits for this server's turn at `ladder`'s exclusive operations (the advisory lock
+    /// then orders the servers).
+    async fn turn(&self, ladder: i64) -> tokio::sync::OwnedMutexGuard<()> {
+        let turn = {
+            let mut turns = self.turns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(turns.entry(ladder).or_default())
+        };
+        turn.lock_owned().await
+    }
 }
 
 /// The PostgreSQL store.
@@ -206,7 +222,13 @@ impl PgStore {
         let connector = tls::connector(&settings)?;
         let max = settings.max_connections.max(2);
         let pool = Pool { connector, idle: Mutex::new(Vec::new()), permits: Semaphore::new(max), in_use: AtomicUsize::new(0), settings };
-        let shared = Arc::new(Shared { pool, queue: commit::Queue::default(), front: tokio::sync::Mutex::new(()), chain_wake: tokio::sync::Notify::new() });
+        let shared = Arc::new(Shared {
+            pool,
+            queue: commit::Queue::default(),
+            front: tokio::sync::Mutex::new(()),
+            chain_wake: tokio::sync::Notify::new(),
+            turns: std::sync::Mutex::new(HashMap::new()),
+        });
         {
             let conn = shared.pool.get().await.map_err(|e| e.message)?;
             migrate(&conn.client).await.map_err(|e| format!("postgres migration: {}", describe_postgres(&e)))?;
@@ -461,6 +483,7 @@ impl LadderStore for PgStore {
 
     fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String> {
         Box::pin(async move {
+            let _turn = self.shared.turn(ladder.id).await;
             let mut attempt = 0;
             loop {
                 let mut conn = self.pool().get().await?;
@@ -646,6 +669,7 @@ impl LadderStore for PgStore {
 
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         Box::pin(async move {
+            let _turn = self.shared.turn(ladder.id).await;
             let mut conn = self.pool().get().await?;
             conn.in_transaction = true;
             let result = erase_once(&conn.client, &ladder, player).await;
@@ -708,6 +732,7 @@ impl LadderStore for PgStore {
 
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
         Box::pin(async move {
+            let _turn = self.shared.turn(ladder.id).await;
             let mut attempt = 0;
             loop {
                 let mut conn = self.pool().get().await?;
