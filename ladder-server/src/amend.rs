@@ -131,6 +131,9 @@ pub struct Outcome<'a> {
     pub reason: Option<&'a str>,
     /// Later matches whose results changed.
     pub rerated: usize,
+    /// Journal entries the rebuild replayed (from the latest checkpoint before the match,
+    /// or from the first entry): what it cost.
+    pub replayed: usize,
     /// Players whose state changed.
     pub players_changed: usize,
     /// Their names (the first 1,000).
@@ -141,7 +144,7 @@ impl<'a> Outcome<'a> {
     /// The outcome of `amendment`, which rerated `rerated` matches and changed `changed`
     /// players (the first [`LISTED_PLAYERS`] are listed).
     #[must_use]
-    pub fn new(amendment: &'a Amendment, rerated: usize, changed: &[&'a str]) -> Self {
+    pub fn new(amendment: &'a Amendment, rerated: usize, replayed: usize, changed: &[&'a str]) -> Self {
         let reason = match &amendment.action {
             Action::Annul { reason } => Some(reason.as_str()),
             Action::Correct { .. } => None,
@@ -151,6 +154,7 @@ impl<'a> Outcome<'a> {
             action: amendment.kind(),
             reason,
             rerated,
+            replayed,
             players_changed: changed.len(),
             players: changed.iter().take(LISTED_PLAYERS).copied().collect(),
         }
@@ -267,9 +271,10 @@ pub fn plan(request: &Request, target: Option<&Target>, annulment: Option<(i64, 
                 // Already so: the latest correction's answer, or nothing changes.
                 return Ok(Plan::Answer(Ok(match latest_correction {
                     Some((seq, results)) => response(seq, &results),
-                    None => {
-                        response(target.seq, &serde_json::json!({ "match": request.match_id, "action": "correct", "rerated": 0, "players_changed": 0, "players": [] }).to_string())
-                    }
+                    None => response(
+                        target.seq,
+                        &serde_json::json!({ "match": request.match_id, "action": "correct", "rerated": 0, "replayed": 0, "players_changed": 0, "players": [] }).to_string(),
+                    ),
                 })));
             }
             Ok(Plan::Apply(amendment))

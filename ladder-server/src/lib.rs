@@ -16,6 +16,7 @@
 
 pub mod amend;
 pub mod chain;
+pub mod checkpoint;
 pub mod cron;
 pub mod erase;
 pub mod error;
@@ -46,6 +47,7 @@ pub use store::{DatabaseUrl, Store};
 /// The listener fails.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
     tokio::spawn(schedule::run(Arc::clone(&state)));
+    tokio::spawn(checkpoint::run(Arc::clone(&state)));
     let draining = Arc::clone(&state);
     let delay = limits.drain_delay;
     let shutdown = async move {

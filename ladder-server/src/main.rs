@@ -65,6 +65,15 @@ fn command() -> Command {
                 .arg(seconds("shutdown-grace", "10", "on SIGTERM, how long requests in flight may finish"))
                 .arg(seconds("pending-timeout", "30", "PostgreSQL: how long an export waits for entries held back by a transaction open elsewhere"))
                 .arg(
+                    Arg::new("checkpoint-every")
+                        .long("checkpoint-every")
+                        .value_name("ENTRIES")
+                        .env("ELO_LADDER_CHECKPOINT_EVERY")
+                        .default_value("50000")
+                        .value_parser(clap::value_parser!(u64).range(1..))
+                        .help("a rebuild checkpoint every this many journal entries of a ladder (an amendment replays from the latest one before its match)"),
+                )
+                .arg(
                     Arg::new("drain-delay")
                         .long("drain-delay")
                         .value_name("SECONDS")
@@ -213,6 +222,7 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
         shutdown_grace: duration(args, "shutdown-grace"),
         drain_delay: Duration::from_secs(args.get_one::<u64>("drain-delay").copied().unwrap_or(0)),
     };
+    ranking_elo_ladder::checkpoint::set_every(usize::try_from(args.get_one::<u64>("checkpoint-every").copied().unwrap_or(50_000)).unwrap_or(usize::MAX));
     let state = AppState::new(store, settings);
     if let Some(metrics_listen) = args.get_one::<String>("metrics-listen") {
         let metrics = tokio::net::TcpListener::bind(metrics_listen).await.map_err(|e| format!("cannot listen on {metrics_listen}: {e}"))?;

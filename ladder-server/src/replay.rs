@@ -176,6 +176,61 @@ impl Rebuild {
     }
 }
 
+impl Rebuild {
+    /// The rebuild's state after entry `seq`, to start later rebuilds from
+    /// ([`crate::checkpoint`]).
+    #[must_use]
+    pub fn checkpoint(&self, seq: i64) -> Checkpoint {
+        Checkpoint {
+            seq,
+            rules: self.rules.config().to_json(),
+            zero_sum: self.zero_sum.map(|z| (z.total, z.offset, z.sum_text(), i64::try_from(z.players).unwrap_or(i64::MAX))),
+            decayed_through: self.decayed_through,
+            season: self.season,
+            players: self.order.iter().map(|name| (name.clone(), self.rows[name].state)).collect(),
+        }
+    }
+
+    /// A rebuild that starts after a checkpoint's entry.
+    ///
+    /// # Errors
+    /// 500 for a checkpoint whose rules or numbers do not read.
+    pub fn from_checkpoint(checkpoint: &Checkpoint) -> Result<Self, ApiError> {
+        let broken = |what: String| ApiError::internal(format!("checkpoint at seq {}: {what}", checkpoint.seq));
+        let rules = ranking_elo::Config::from_json(&checkpoint.rules).map_err(|e| broken(e.to_string()))?;
+        let zero_sum = match &checkpoint.zero_sum {
+            Some((total, offset, sum, players)) => Some(ZeroSum::from_stored(*total, *offset, sum, *players).map_err(|e| broken(e.message))?),
+            None => None,
+        };
+        let mut rows = HashMap::with_capacity(checkpoint.players.len());
+        let mut order = Vec::with_capacity(checkpoint.players.len());
+        for (id, (name, state)) in checkpoint.players.iter().enumerate() {
+            rows.insert(name.clone(), PlayerRow { id: i64::try_from(id).unwrap_or(i64::MAX), name: name.clone(), state: *state });
+            order.push(name.clone());
+        }
+        Ok(Self { rules, rows, order, zero_sum, decayed_through: checkpoint.decayed_through, season: checkpoint.season })
+    }
+}
+
+/// A rebuild's state after one entry of the journal: what a replay from the first entry up
+/// to it would hold (the rules in force, the zero-sum numbers, the decay time, the season,
+/// every player's state in joining order).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Checkpoint {
+    /// The entry it follows.
+    pub seq: i64,
+    /// The rules in force (the engine's configuration JSON).
+    pub rules: String,
+    /// Zero-sum: total, offset, exact sum (decimal), players.
+    pub zero_sum: Option<(f64, f64, String, i64)>,
+    /// The time decay was applied through.
+    pub decayed_through: Option<f64>,
+    /// The current season.
+    pub season: i64,
+    /// Every player, in joining order: name and stored state.
+    pub players: Vec<(String, ranking_elo::PlayerState)>,
+}
+
 /// What a page of the rebuild changes in the journal's derived tables (entries at or after
 /// the amended match only; earlier ones cannot change).
 #[derive(Debug, Default)]

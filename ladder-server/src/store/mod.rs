@@ -206,6 +206,17 @@ pub struct HistoryEntry {
     pub annulled: bool,
 }
 
+/// Where a checkpointer starts ([`LadderStore::rebuild_base`]).
+#[derive(Debug, Clone, Default)]
+pub struct RebuildBase {
+    /// The latest checkpoint (JSON), if any.
+    pub state: Option<String>,
+    /// The ladder's amendment generation when read.
+    pub generation: i64,
+    /// Chained entries after it (up to the limit asked).
+    pub entries_after: i64,
+}
+
 /// One stored history line: the entry, the player, their current ratings before and after.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryLine {
@@ -269,6 +280,14 @@ pub trait LadderStore: Send + Sync {
     fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
+    /// A ladder's latest rebuild checkpoint ([`crate::checkpoint`]), its amendment
+    /// generation, and how many chained entries follow it (counted up to `limit`).
+    fn rebuild_base<'a>(&'a self, ladder: &'a Ladder, limit: i64) -> StoreFuture<'a, RebuildBase>;
+    /// Up to `limit` chained journal entries after `after`, as a rebuild reads them.
+    fn replay_page<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, Vec<crate::replay::StoredEntry>>;
+    /// Stores a checkpoint after entry `seq` unless the ladder's generation moved past
+    /// `generation` (it was amended or erased since the replay read it); whether it did.
+    fn keep_checkpoint<'a>(&'a self, ladder: &'a Ladder, seq: i64, state: &'a str, generation: i64) -> StoreFuture<'a, bool>;
     /// The stored history lines of the entries with `after < seq <= through` (for
     /// `elo-ladder verify`), in seq order.
     fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<HistoryLine>>;

@@ -30,13 +30,14 @@ const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_aft
      WHERE e.seq > ?2 AND e.seq <= ?3 AND e.ladder_id = ?1 ORDER BY e.seq, p.name";
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../migrations/sqlite/0003_rank_buckets.sql"),
     include_str!("../../migrations/sqlite/0004_staged_events.sql"),
     include_str!("../../migrations/sqlite/0005_amendments.sql"),
     include_str!("../../migrations/sqlite/0006_chain_2.sql"),
+    include_str!("../../migrations/sqlite/0007_checkpoints.sql"),
 ];
 
 /// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
@@ -852,6 +853,9 @@ impl LadderStore for SqliteStore {
                 }
             }
             c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
+            // Checkpoints hold names: dropped, and none computed before now is stored.
+            c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1", [ladder.id])?;
+            c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = ?1", [ladder.id])?;
             Ok(Some(pseudonym))
         });
         Box::pin(async move {
@@ -875,6 +879,39 @@ impl LadderStore for SqliteStore {
             let mut statement = c.prepare(RANK_MISMATCHES)?;
             let rows = statement.query_map([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
             Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn rebuild_base<'a>(&'a self, ladder: &'a Ladder, limit: i64) -> StoreFuture<'a, super::RebuildBase> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read_ladder(ladder_id, move |c| {
+            let generation: i64 = c.prepare_cached("SELECT amendments FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?;
+            let latest: Option<(i64, String)> = c
+                .prepare_cached("SELECT seq, state FROM rebuild_checkpoints WHERE ladder_id = ?1 ORDER BY seq DESC LIMIT 1")?
+                .query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let after = latest.as_ref().map_or(0, |(seq, _)| *seq);
+            let entries_after: i64 = c
+                .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND hash IS NOT NULL LIMIT ?3)")?
+                .query_row(params![ladder_id, after, limit], |r| r.get(0))?;
+            Ok(super::RebuildBase { state: latest.map(|(_, state)| state), generation, entries_after })
+        }))
+    }
+
+    fn replay_page<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, Vec<crate::replay::StoredEntry>> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read_ladder(ladder_id, move |c| replay_entries(c, ladder_id, after, limit, true)))
+    }
+
+    fn keep_checkpoint<'a>(&'a self, ladder: &'a Ladder, seq: i64, state: &'a str, generation: i64) -> StoreFuture<'a, bool> {
+        let (ladder_id, state) = (ladder.id, state.to_owned());
+        Box::pin(self.write_ladder(ladder_id, move |c| {
+            let now: i64 = c.prepare_cached("SELECT amendments FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?;
+            if now != generation {
+                return Ok(false);
+            }
+            save_checkpoint(c, ladder_id, seq, &state)?;
+            Ok(true)
         }))
     }
 
@@ -1447,28 +1484,20 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         }
     }
     let ids: HashMap<String, i64> = stored.iter().map(|(name, row)| (name.clone(), row.id)).collect();
-    // The journal, page by page, through the engine.
-    let mut rebuild = crate::replay::Rebuild::new(ladder)?;
+    // The journal, page by page, through the engine: from the latest checkpoint before the
+    // match (those after it are stale now), or from the first entry.
+    c.prepare_cached("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq >= ?2")?.execute(params![ladder.id, target.seq])?;
+    c.prepare_cached("UPDATE ladders SET amendments = amendments + 1 WHERE id = ?1")?.execute([ladder.id])?;
+    let base: Option<String> = c
+        .prepare_cached("SELECT state FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1")?
+        .query_row(params![ladder.id, target.seq], |r| r.get(0))
+        .optional()?;
+    let (mut rebuild, mut after) = crate::checkpoint::start(ladder, base.as_deref())?;
+    let mut checkpoints = crate::checkpoint::Laying::default();
     let mut rerated = 0;
-    let mut after = 0i64;
+    let mut replayed = 0;
     loop {
-        let entries: Vec<crate::replay::StoredEntry> = c
-            .prepare_cached(
-                "SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-            )?
-            .query_map(params![ladder.id, after, super::REBUILD_PAGE], |r| {
-                let joined: String = r.get(4)?;
-                Ok(crate::replay::StoredEntry {
-                    seq: r.get(0)?,
-                    kind: r.get(1)?,
-                    time: r.get(2)?,
-                    inputs: r.get(3)?,
-                    joined: serde_json::from_str(&joined).unwrap_or_default(),
-                    annulled: r.get(5)?,
-                    results: r.get(6)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
+        let entries = replay_entries(c, ladder.id, after, super::REBUILD_PAGE, false)?;
         let Some(last) = entries.last().map(|e| e.seq) else { break };
         let first_seq = after;
         after = last;
@@ -1478,6 +1507,10 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
             .collect::<Result<_, _>>()?;
         let changes = rebuild.page(&entries, target.seq, &ids, &stored_lines)?;
         rerated += changes.rerated;
+        replayed += entries.len();
+        if let Some(state) = checkpoints.after_page(&rebuild, last, entries.len())? {
+            save_checkpoint(c, ladder.id, last, &state)?;
+        }
         // (The page is in seq order.)
         let bytes_of = |seq: i64| entries.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| (entries[i].inputs.len(), entries[i].joined.iter().map(String::len).sum::<usize>()));
         for (seq, results) in &changes.results {
@@ -1525,7 +1558,7 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
     c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
-    let outcome = Outcome::new(&amendment, rerated, &changed);
+    let outcome = Outcome::new(&amendment, rerated, replayed, &changed);
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let seq = append_journal(
@@ -1535,6 +1568,37 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     c.prepare_cached("UPDATE journal SET amends = ?2 WHERE seq = ?1")?.execute(params![seq, target.seq])?;
     chain_ladder(c, ladder.id)?;
     Ok(crate::amend::response(seq, &results))
+}
+
+/// Up to `limit` journal entries of a ladder after `after`, as a rebuild reads them (only
+/// chained ones when `chained`).
+fn replay_entries(c: &Connection, ladder_id: i64, after: i64, limit: i64, chained: bool) -> Result<Vec<crate::replay::StoredEntry>, ApiError> {
+    Ok(c.prepare_cached(
+        "SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal \
+         WHERE ladder_id = ?1 AND seq > ?2 AND (NOT ?4 OR hash IS NOT NULL) ORDER BY seq LIMIT ?3",
+    )?
+    .query_map(params![ladder_id, after, limit, chained], |r| {
+        let joined: String = r.get(4)?;
+        Ok(crate::replay::StoredEntry {
+            seq: r.get(0)?,
+            kind: r.get(1)?,
+            time: r.get(2)?,
+            inputs: r.get(3)?,
+            joined: serde_json::from_str(&joined).unwrap_or_default(),
+            annulled: r.get(5)?,
+            results: r.get(6)?,
+        })
+    })?
+    .collect::<Result<_, _>>()?)
+}
+
+/// Stores a rebuild checkpoint (replacing one at the same entry) and keeps the ladder's
+/// newest [`crate::checkpoint::KEPT`].
+fn save_checkpoint(c: &Connection, ladder_id: i64, seq: i64, state: &str) -> Result<(), ApiError> {
+    c.prepare_cached("INSERT OR REPLACE INTO rebuild_checkpoints (ladder_id, seq, state) VALUES (?1, ?2, ?3)")?.execute(params![ladder_id, seq, state])?;
+    c.prepare_cached("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq NOT IN (SELECT seq FROM rebuild_checkpoints WHERE ladder_id = ?1 ORDER BY seq DESC LIMIT ?2)")?
+        .execute(params![ladder_id, crate::checkpoint::KEPT])?;
+    Ok(())
 }
 
 /// Chains the ladder's unchained entries (in seq order) onto its chain head, numbering

@@ -12,6 +12,7 @@ use crate::helpers::{self, call, verify_replay, Backend, Server, TestApp};
 use crate::{random_match, Lcg, RICH_RULES, RULES};
 
 on_both!(
+    amendments_replay_from_the_latest_checkpoint,
     annulled_and_corrected_matches_rebuild_every_later_state,
     a_zero_sum_ladder_keeps_its_total_through_an_annulment,
     kill_9_during_a_rebuild_leaves_before_or_after,
@@ -279,4 +280,58 @@ fn postgres_amendments_of_one_ladder_wait_without_holding_connections() {
     assert!(reporter.join().unwrap() >= 5);
     assert!(most <= 1, "{most} connections waited for the ladder's lock at once");
     verify_replay(&app, "busy", RULES);
+}
+
+/// The seq of the ladder's newest rebuild checkpoint (0: none), read straight from the
+/// database.
+fn newest_checkpoint(app: &TestApp, backend: Backend) -> i64 {
+    let sql = "SELECT coalesce(max(seq), 0) FROM rebuild_checkpoints";
+    match backend {
+        Backend::Sqlite => {
+            let connection = rusqlite::Connection::open(helpers::sqlite_file(&app.server.database)).unwrap();
+            connection.busy_timeout(Duration::from_secs(10)).unwrap();
+            connection.query_row(sql, [], |r| r.get(0)).unwrap()
+        }
+        Backend::Postgres => helpers::psql_query(&app.server.database, sql).trim().parse().unwrap(),
+    }
+}
+
+/// The server's checkpointer lays a checkpoint of the ladder's states every few entries, and
+/// an amendment replays only from the latest one before its match: annulling the newest
+/// match replays the entries after the checkpoint, not the whole journal; an early match,
+/// the whole journal. Every state is the replay's either way.
+fn amendments_replay_from_the_latest_checkpoint(backend: Backend) {
+    let app = TestApp::spawn_args(backend, &["--rate-limit", "0", "--checkpoint-every", "10"]);
+    app.put_ladder("rich", RICH_RULES);
+    let mut rng = Lcg(44);
+    let mut last = 0;
+    for i in 0..120 {
+        last = app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 12, true)))["seq"].as_i64().unwrap();
+        if i == 60 {
+            app.ok("POST", "/v1/ladders/rich/seasons/end", &app.admin, Some(r#"{"id":"s1"}"#));
+        }
+    }
+    // The checkpointer catches up with the journal (on PostgreSQL, once it is chained).
+    let started = std::time::Instant::now();
+    while newest_checkpoint(&app, backend) < last {
+        assert!(started.elapsed() < Duration::from_secs(30), "no checkpoint was laid at seq {last}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for i in 120..124 {
+        app.ok("POST", "/v1/ladders/rich/matches", &app.report, Some(&random_match(&mut rng, &format!("m{i}"), 12, true)));
+    }
+    let newest = app.ok("POST", "/v1/ladders/rich/matches/m123/annul", &app.admin, Some(r#"{"reason":"newest"}"#));
+    let replayed = newest["replayed"].as_u64().unwrap();
+    assert!(replayed >= 1 && replayed <= 10, "annulling the newest match replayed {replayed} entries: {newest}");
+    verify_replay(&app, "rich", RICH_RULES);
+    helpers::verify_database(&app.server.database, "rich");
+    let early = app.ok("POST", "/v1/ladders/rich/matches/m2/annul", &app.admin, Some(r#"{"reason":"early"}"#));
+    assert!(early["replayed"].as_u64().unwrap() > 120, "{early}");
+    verify_replay(&app, "rich", RICH_RULES);
+    // The rebuild laid a checkpoint as it passed; a correction in the middle replays from
+    // the latest one before it, and the states are the replay's.
+    let middle = app.ok("POST", "/v1/ladders/rich/matches/m90/correct", &app.admin, Some(r#"{"score_a":0.5}"#));
+    assert!(middle["action"] == "correct" || middle["rerated"].is_number(), "{middle}");
+    verify_replay(&app, "rich", RICH_RULES);
+    helpers::verify_database(&app.server.database, "rich");
 }

@@ -289,6 +289,9 @@ impl Server {
         let stderr = std::fs::OpenOptions::new().create(true).append(true).open(&log).expect("log file");
         let mut command = Command::new(binary());
         command.args(["serve", "--listen", "127.0.0.1:0", "--database", database]).args(args).stdout(Stdio::piped()).stderr(stderr).env_remove("PGPASSWORD");
+        // Rebuild checkpoints every few entries, so that every scenario's amendments replay
+        // from them (a test may pass --checkpoint-every itself).
+        command.env("ELO_LADDER_CHECKPOINT_EVERY", "7");
         for (name, value) in envs {
             command.env(name, value);
         }
@@ -308,6 +311,7 @@ impl Server {
         let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("log file");
         let mut command = Command::new(binary());
         command.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--database", database]).args(args).stdout(Stdio::piped()).stderr(stderr);
+        command.env("ELO_LADDER_CHECKPOINT_EVERY", "7");
         for (name, value) in envs {
             command.env(name, value);
         }

@@ -37,13 +37,14 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
     include_str!("../../../migrations/postgres/0004_history_by_seq.sql"),
     include_str!("../../../migrations/postgres/0005_amendments.sql"),
     include_str!("../../../migrations/postgres/0006_chain_2.sql"),
+    include_str!("../../../migrations/postgres/0007_checkpoints.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
@@ -697,6 +698,79 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn rebuild_base<'a>(&'a self, ladder: &'a Ladder, limit: i64) -> StoreFuture<'a, crate::store::RebuildBase> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let row = conn
+                .client
+                .query_one(
+                    "WITH latest AS (SELECT seq, state FROM rebuild_checkpoints WHERE ladder_id = $1 ORDER BY seq DESC LIMIT 1) \
+                     SELECT (SELECT amendments FROM ladders WHERE id = $1), (SELECT state FROM latest), \
+                     (SELECT count(*) FROM (SELECT 1 FROM journal WHERE ladder_id = $1 AND seq > coalesce((SELECT seq FROM latest), 0) AND hash IS NOT NULL LIMIT $2) AS f)",
+                    &[&ladder.id, &limit],
+                )
+                .await?;
+            Ok(crate::store::RebuildBase { generation: row.get(0), state: row.get(1), entries_after: row.get(2) })
+        })
+    }
+
+    fn replay_page<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64) -> StoreFuture<'a, Vec<crate::replay::StoredEntry>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn
+                .client
+                .query(
+                    "SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal \
+                     WHERE ladder_id = $1 AND seq > $2 AND hash IS NOT NULL ORDER BY seq LIMIT $3",
+                    &[&ladder.id, &after, &limit],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| crate::replay::StoredEntry {
+                    seq: r.get(0),
+                    kind: r.get(1),
+                    time: r.get(2),
+                    inputs: r.get(3),
+                    joined: serde_json::from_str(r.get::<_, &str>(4)).unwrap_or_default(),
+                    annulled: r.get(5),
+                    results: r.get(6),
+                })
+                .collect())
+        })
+    }
+
+    fn keep_checkpoint<'a>(&'a self, ladder: &'a Ladder, seq: i64, state: &'a str, generation: i64) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            conn.in_transaction = true;
+            let key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
+            let kept = async {
+                conn.client.batch_execute("BEGIN").await?;
+                // Shared with reports, exclusive with amendments and erasures: one of those
+                // under way commits first, and its new generation refuses this checkpoint.
+                conn.client.execute("SELECT pg_advisory_xact_lock_shared($1, $2)", &[&LOCK_CLASS, &key]).await?;
+                let now: i64 = conn.client.query_one("SELECT amendments FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
+                if now == generation {
+                    save_checkpoint(&conn.client, ladder.id, seq, state).await?;
+                }
+                conn.client.batch_execute("COMMIT").await?;
+                Ok::<bool, tokio_postgres::Error>(now == generation)
+            }
+            .await;
+            match kept {
+                Ok(kept) => {
+                    conn.in_transaction = false;
+                    Ok(kept)
+                }
+                Err(error) => {
+                    conn.rollback().await;
+                    Err(error.into())
+                }
+            }
+        })
+    }
+
     fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<crate::store::HistoryLine>> {
         Box::pin(async move {
             let conn = self.pool().get().await?;
@@ -1308,10 +1382,18 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         }
     }
     let ids: HashMap<String, i64> = stored.iter().map(|(name, row)| (name.clone(), row.id)).collect();
-    let mut rebuild = match crate::replay::Rebuild::new(ladder) {
-        Ok(rebuild) => rebuild,
+    // From the latest checkpoint before the match (those after it are stale now), or from
+    // the first entry.
+    c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = $1 AND seq >= $2", &[&ladder.id, &target.seq]).await?;
+    c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = $1", &[&ladder.id]).await?;
+    let base: Option<String> =
+        c.query_opt("SELECT state FROM rebuild_checkpoints WHERE ladder_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT 1", &[&ladder.id, &target.seq]).await?.map(|r| r.get(0));
+    let (mut rebuild, mut after) = match crate::checkpoint::start(ladder, base.as_deref()) {
+        Ok(start) => start,
         Err(error) => return Ok(Err(error)),
     };
+    let mut checkpoints = crate::checkpoint::Laying::default();
+    let mut replayed = 0;
     let page_statement = c
         .prepare("SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3")
         .await?;
@@ -1327,7 +1409,6 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         )
         .await?;
     let mut rerated = 0;
-    let mut after = 0i64;
     loop {
         let rows = c.query(&page_statement, &[&ladder.id, &after, &super::REBUILD_PAGE]).await?;
         let entries: Vec<crate::replay::StoredEntry> = rows
@@ -1351,6 +1432,12 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
             Err(error) => return Ok(Err(error)),
         };
         rerated += changes.rerated;
+        replayed += entries.len();
+        match checkpoints.after_page(&rebuild, last, entries.len()) {
+            Ok(Some(state)) => save_checkpoint(c, ladder.id, last, &state).await?,
+            Ok(None) => {}
+            Err(error) => return Ok(Err(error)),
+        }
         let sizes: HashMap<i64, usize> = entries.iter().map(|e| (e.seq, e.inputs.len() + serde_json::to_string(&e.joined).map_or(2, |t| t.len()))).collect();
         let seqs: Vec<i64> = changes.results.iter().map(|(seq, _)| *seq).collect();
         let texts: Vec<&str> = changes.results.iter().map(|(_, text)| text.as_str()).collect();
@@ -1404,7 +1491,7 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
     c.execute("UPDATE ladders SET zero_sum_offset = $2, zero_sum_sum = $3 WHERE id = $1", &[&ladder.id, &offset, &sum]).await?;
     c.execute("UPDATE ladders SET decayed_through = $2 WHERE id = $1", &[&ladder.id, &rebuild.decayed_through()]).await?;
-    let outcome = Outcome::new(&amendment, rerated, &changed);
+    let outcome = Outcome::new(&amendment, rerated, replayed, &changed);
     let results = serde_json::to_string(&outcome).unwrap_or_default();
     let inputs = amendment.inputs_json();
     let mut entry = EntryColumns::default();
@@ -1415,6 +1502,22 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     c.execute("UPDATE journal SET amends = $2 WHERE seq = $1", &[&seq, &target.seq]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(Ok(crate::amend::response(seq, &results)))
+}
+
+/// Stores a rebuild checkpoint (replacing one at the same entry) and keeps the ladder's
+/// newest [`crate::checkpoint::KEPT`].
+async fn save_checkpoint(c: &Client, ladder_id: i64, seq: i64, state: &str) -> Result<(), tokio_postgres::Error> {
+    c.execute(
+        "INSERT INTO rebuild_checkpoints (ladder_id, seq, state) VALUES ($1, $2, $3) ON CONFLICT (ladder_id, seq) DO UPDATE SET state = excluded.state",
+        &[&ladder_id, &seq, &state],
+    )
+    .await?;
+    c.execute(
+        "DELETE FROM rebuild_checkpoints WHERE ladder_id = $1 AND seq NOT IN (SELECT seq FROM rebuild_checkpoints WHERE ladder_id = $1 ORDER BY seq DESC LIMIT $2)",
+        &[&ladder_id, &crate::checkpoint::KEPT],
+    )
+    .await?;
+    Ok(())
 }
 
 /// An erasure in its own transaction, holding the ladder's lock exclusively (see
@@ -1466,6 +1569,9 @@ async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<
         }
     }
     c.execute("UPDATE players SET name = $2 WHERE id = $1", &[&id, &pseudonym]).await?;
+    // Checkpoints hold names: dropped, and none computed before now is stored.
+    c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = $1", &[&ladder.id]).await?;
+    c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = $1", &[&ladder.id]).await?;
     c.batch_execute("COMMIT").await?;
     Ok(Some(pseudonym))
 }
