@@ -12,7 +12,8 @@
 //! [reports] [leaderboard] [players=N]` (`postgres`: only PostgreSQL; `empty`: only on an
 //! empty journal; `reports`: only the reports; `leaderboard`: only the reads). `annul
 //! [matches=N]`: a SQLite ladder of 100,000 players and N (1,000,000) reported matches, then
-//! the time to annul its first match and its last. `season-end [players=N]`: a season end of
+//! (once the checkpointer has caught up) the time to annul its newest match and its first,
+//! each with another ladder's worst report latency meanwhile, and the export's. `season-end [players=N]`: a season end of
 //! a SQLite ladder of N (300,000) players while a client reports to another ladder.
 //! `ELO_LADDER_BIN=path` runs another build of `elo-ladder` (an older commit's, for a
 //! before/after comparison in one session): it needs only `serve --listen --database
@@ -311,15 +312,64 @@ fn annul_far_back(players: u64, matches: u64) {
     let first: serde_json::Value = serde_json::from_str(&first).expect("journal");
     let first_id = first["entries"][0]["id"].as_str().expect("the first match").to_owned();
     let last_id = format!("m-{}-{}", reporters - 1, matches / reporters - 1);
-    println!("\n| SQLite ladder | journal | annulled | rebuild s | matches re-rated | players changed |\n|---|---|---|---|---|---|");
-    for (what, id) in [("the first match", first_id), ("the last match", last_id)] {
+    // The server's checkpointer catches up with the journal (a checkpoint every 50,000
+    // entries, laid on a read snapshot).
+    let caught_up = Instant::now();
+    let file = helpers::sqlite_file(&database).to_owned();
+    let newest_checkpoint = || -> i64 {
+        let connection = rusqlite::Connection::open(&file).expect("sqlite");
+        connection.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
+        connection.query_row("SELECT coalesce(max(seq), 0) FROM rebuild_checkpoints", [], |r| r.get(0)).expect("checkpoints")
+    };
+    while newest_checkpoint() + 50_000 < i64::try_from(matches).unwrap_or(i64::MAX) {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let caught_up = caught_up.elapsed().as_secs_f64();
+    // Another ladder's client reports one match after another throughout; its worst wait
+    // during each amendment is what the amendment costs everybody else.
+    let (_, _) = connection.request("PUT", "/v1/ladders/other", &admin, RULES);
+    let probing = Arc::new(AtomicBool::new(true));
+    let waits = Arc::new(std::sync::Mutex::new(Vec::<(Instant, Duration)>::new()));
+    let prober = {
+        let (address, key, probing, waits) = (server.address.clone(), admin.clone(), Arc::clone(&probing), Arc::clone(&waits));
+        std::thread::spawn(move || {
+            let mut connection = Connection::open(&address);
+            let mut i = 0u64;
+            while probing.load(Ordering::SeqCst) {
+                let body = format!(r#"{{"id":"o{i}","a":"x","b":"y","score_a":1}}"#);
+                let started = Instant::now();
+                let (status, text) = connection.request("POST", "/v1/ladders/other/matches", &key, &body);
+                assert_eq!(status, 200, "{text}");
+                waits.lock().expect("waits").push((started, started.elapsed()));
+                i += 1;
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    println!("\n(the checkpointer caught up {caught_up:.0} s after the journal was written)");
+    println!("\n| SQLite ladder | journal | annulled | rebuild s | entries replayed | matches re-rated | players changed | other ladder's worst report ms |\n|---|---|---|---|---|---|---|---|");
+    for (what, id) in [("the newest match", last_id), ("the first match", first_id)] {
         let started = Instant::now();
         let (status, text) = connection.request("POST", &format!("/v1/ladders/season/matches/{id}/annul"), &admin, r#"{"reason":"benchmark"}"#);
         let seconds = started.elapsed().as_secs_f64();
         assert_eq!(status, 200, "{text}");
+        std::thread::sleep(Duration::from_millis(500));
+        let worst = waits.lock().expect("waits").iter().filter(|(at, wait)| *at + *wait >= started).map(|(_, wait)| wait.as_secs_f64() * 1000.0).fold(0.0, f64::max);
         let answer: serde_json::Value = serde_json::from_str(&text).expect("answer");
-        println!("| {players} players | {matches} matches (written in {written:.0} s) | {what} | {seconds:.1} | {} | {} |", answer["rerated"], answer["players_changed"]);
+        println!(
+            "| {players} players | {matches} matches (written in {written:.0} s) | {what} | {seconds:.2} | {} | {} | {} | {worst:.0} |",
+            answer["replayed"], answer["rerated"], answer["players_changed"]
+        );
     }
+    // The export of the whole journal, streamed.
+    let started = Instant::now();
+    let (status, text) = helpers::call(&server.address, "GET", "/v1/ladders/season/export", Some(&admin), None).expect("export");
+    assert_eq!(status, 200);
+    let seconds = started.elapsed().as_secs_f64();
+    let worst = waits.lock().expect("waits").iter().filter(|(at, wait)| *at + *wait >= started).map(|(_, wait)| wait.as_secs_f64() * 1000.0).fold(0.0, f64::max);
+    println!("\nexport: {} lines, {:.0} MB in {seconds:.1} s; the other ladder's worst report meanwhile {worst:.0} ms", text.lines().count(), text.len() as f64 / 1e6);
+    probing.store(false, Ordering::SeqCst);
+    prober.join().expect("prober");
 }
 
 /// A season end of a SQLite ladder of `players` players (written straight into the

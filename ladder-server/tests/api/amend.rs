@@ -322,7 +322,7 @@ fn amendments_replay_from_the_latest_checkpoint(backend: Backend) {
     }
     let newest = app.ok("POST", "/v1/ladders/rich/matches/m123/annul", &app.admin, Some(r#"{"reason":"newest"}"#));
     let replayed = newest["replayed"].as_u64().unwrap();
-    assert!(replayed >= 1 && replayed <= 10, "annulling the newest match replayed {replayed} entries: {newest}");
+    assert!((1..=10).contains(&replayed), "annulling the newest match replayed {replayed} entries: {newest}");
     verify_replay(&app, "rich", RICH_RULES);
     helpers::verify_database(&app.server.database, "rich");
     let early = app.ok("POST", "/v1/ladders/rich/matches/m2/annul", &app.admin, Some(r#"{"reason":"early"}"#));
