@@ -46,7 +46,11 @@ async fn tick(state: &AppState) -> Result<(), crate::error::ApiError> {
                 LadderEvent::SeasonEnd => s.schedule.season_end,
                 LadderEvent::Decay => s.schedule.decay,
             })
-            .and_then(|text| Cron::parse(&text).ok());
+            .and_then(|text| {
+                // A schedule stored before the parser refused its form (`N/step`, say) runs
+                // the time it had set, once, and says why it stops.
+                Cron::parse(&text).map_err(|error| tracing::warn!(ladder = %name, schedule = %text, %error, "a stored schedule no longer parses; set it again")).ok()
+            });
         let (latest, missed) = cron.as_ref().map_or((at, 0), |cron| latest_due(cron, at, now));
         let answer = state.store.ladder_event(Arc::clone(&ladder), EventRequest::scheduled(event, latest, missed)).await;
         if let Err(error) = &answer {
