@@ -3,13 +3,16 @@
 //! checkpoint before the amended match instead of from the first entry: its cost follows the
 //! entries after the match (and the checkpoint interval), not the journal's length.
 //!
-//! They are laid every [`every`] entries: by each rebuild as it passes (in its transaction),
-//! and by every server's checkpointer ([`run`]), which replays a ladder's chained entries
-//! from its latest checkpoint on a read snapshot and stores the next one unless the ladder
-//! was amended or erased meanwhile (a generation counter, `ladders.amendments`, that both
-//! bump). An amendment drops the checkpoints at or after its match; an erasure drops all of
-//! the ladder's (they hold names). Each ladder keeps its newest [`KEPT`].
+//! They are laid every [`every`] entries by every server's checkpointer ([`run`]), off the
+//! writer: it replays a ladder's chained entries from its latest checkpoint on read
+//! snapshots and stores the next ones (only within the newest [`KEPT`] intervals: older
+//! ones would be dropped at once) unless the ladder was amended or erased meanwhile (a
+//! generation counter, `ladders.amendments`, that both bump). An amendment drops the
+//! checkpoints at or after its match, and the checkpointer lays them again from the latest
+//! one left; an erasure drops all of the ladder's (they hold names). Each ladder keeps its
+//! newest [`KEPT`].
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,81 +56,75 @@ pub fn start(ladder: &Ladder, stored: Option<&str>) -> Result<(Rebuild, i64), Ap
     }
 }
 
-/// Lays checkpoints as a replay goes: one each time [`every`] entries have passed since the
-/// last.
-#[derive(Debug, Default)]
-pub struct Laying {
-    since: usize,
-}
-
-impl Laying {
-    /// After a page of `entries` entries ending at `last`: the checkpoint to store there (JSON),
-    /// when one is due.
-    ///
-    /// # Errors
-    /// 500 when the state does not serialize.
-    pub fn after_page(&mut self, rebuild: &Rebuild, last: i64, entries: usize) -> Result<Option<String>, ApiError> {
-        self.since += entries;
-        if self.since < every() {
-            return Ok(None);
-        }
-        self.since = 0;
-        serde_json::to_string(&rebuild.checkpoint(last)).map(Some).map_err(|e| ApiError::internal(e.to_string()))
-    }
-}
-
 /// How often a server looks for ladders due a checkpoint.
 const TICK: Duration = Duration::from_secs(2);
 
 /// The checkpointer: runs until the server drains.
 pub async fn run(state: Arc<AppState>) {
+    // Each ladder's newest checkpoint seen (a ladder whose last seq is less than an
+    // interval past it cannot be due: seqs are shared by every ladder, so a ladder has at
+    // most that many entries after it).
+    let mut seen: HashMap<String, i64> = HashMap::new();
     loop {
         tokio::time::sleep(TICK).await;
         if state.draining.load(Ordering::SeqCst) {
             return;
         }
-        if let Err(error) = tick(&state).await {
+        if let Err(error) = tick(&state, &mut seen).await {
             tracing::warn!(error = %error, "laying rebuild checkpoints failed; trying again");
         }
     }
 }
 
-async fn tick(state: &AppState) -> Result<(), ApiError> {
+async fn tick(state: &AppState, seen: &mut HashMap<String, i64>) -> Result<(), ApiError> {
+    let interval = i64::try_from(every()).unwrap_or(i64::MAX);
     for summary in state.store.ladders(None).await? {
         if state.draining.load(Ordering::SeqCst) {
             return Ok(());
         }
+        if seen.get(&summary.name).is_some_and(|&seq| summary.last_seq.saturating_sub(seq) < interval) {
+            continue;
+        }
         let Some(ladder) = state.store.ladder(&summary.name).await? else { continue };
-        lay(state, &ladder).await?;
+        let newest = lay(state, &ladder).await?;
+        seen.insert(summary.name, newest);
     }
     Ok(())
 }
 
 /// Replays `ladder` from its latest checkpoint and stores one every [`every`] entries, while
-/// enough chained entries follow.
-async fn lay(state: &AppState, ladder: &Ladder) -> Result<(), ApiError> {
-    let base = state.store.rebuild_base(ladder, i64::try_from(every()).unwrap_or(i64::MAX)).await?;
-    if usize::try_from(base.entries_after).unwrap_or(0) < every() {
-        return Ok(());
+/// enough chained entries follow; the newest checkpoint's seq after it.
+async fn lay(state: &AppState, ladder: &Ladder) -> Result<i64, ApiError> {
+    let base = state.store.rebuild_base(ladder, i64::MAX).await?;
+    let mut newest = base.seq;
+    let interval = i64::try_from(every()).unwrap_or(i64::MAX);
+    if base.entries_after < interval {
+        return Ok(newest);
     }
     let (mut rebuild, mut after) = start(ladder, base.state.as_deref())?;
-    let mut laying = Laying::default();
+    let (mut since, mut remaining) = (0, base.entries_after);
     loop {
         let entries = state.store.replay_page(ladder, after, crate::store::REBUILD_PAGE).await?;
-        let Some(last) = entries.last().map(|e| e.seq) else { return Ok(()) };
+        let Some(last) = entries.last().map(|e| e.seq) else { return Ok(newest) };
         for entry in &entries {
             rebuild.step(entry)?;
         }
         after = last;
-        if let Some(checkpoint) = laying.after_page(&rebuild, last, entries.len())? {
+        let count = i64::try_from(entries.len()).unwrap_or(0);
+        (since, remaining) = (since + count, remaining - count);
+        // One every interval, among the newest KEPT intervals only.
+        if since >= interval && remaining < KEPT * interval {
+            since = 0;
+            let checkpoint = serde_json::to_string(&rebuild.checkpoint(last)).map_err(|e| ApiError::internal(e.to_string()))?;
             if !state.store.keep_checkpoint(ladder, last, &checkpoint, base.generation).await? {
                 // Amended or erased meanwhile: the next look starts again.
-                return Ok(());
+                return Ok(0);
             }
+            newest = last;
             tracing::debug!(ladder = %ladder.name, seq = last, "laid a rebuild checkpoint");
         }
         if i64::try_from(entries.len()).unwrap_or(i64::MAX) < crate::store::REBUILD_PAGE {
-            return Ok(());
+            return Ok(newest);
         }
     }
 }

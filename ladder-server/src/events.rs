@@ -76,6 +76,15 @@ impl EventRequest {
         Self { id, event, scheduled: Some(at), missed }
     }
 
+    /// The id a scheduled event had before version 0.2 (`scheduled-KIND-TIME`): a server
+    /// that finds an event of the same kind under it (run by an older server, or before a
+    /// restart) does not run it again.
+    #[must_use]
+    pub fn legacy_id(&self) -> Option<String> {
+        #[allow(clippy::cast_possible_truncation)]
+        self.scheduled.map(|at| format!("scheduled-{}-{}", self.event.kind(), at as i64))
+    }
+
     /// What the journal keeps as the event's inputs: the scheduled time, and for a season
     /// end the rules it brings in (a retry is the same event when the kind is the same).
     #[must_use]

@@ -155,8 +155,10 @@ pub struct Verifier {
 /// The history lines and season standings the replay gives, until checked.
 #[derive(Default)]
 struct Derived {
-    /// Per entry in seq order: its seq and the lines it must have.
-    lines: Vec<(i64, Lines)>,
+    /// Per entry in seq order: its seq, its time and the lines it must have.
+    lines: Vec<(i64, f64, Lines)>,
+    /// Entries older than this may have no lines (written before version 0.2 kept them).
+    kept_since: f64,
     /// Per season end: the season and its standings.
     standings: Vec<(i64, Vec<StandingView>)>,
 }
@@ -188,6 +190,14 @@ impl Verifier {
     /// As [`Self::new`].
     pub fn with_derived_rows(ladder: &Ladder) -> Result<Self, Failure> {
         Ok(Self { derived: Some(Derived::default()), ..Self::new(ladder)? })
+    }
+
+    /// Entries older than `time` may have no history lines: they were written before the
+    /// database kept them (version 0.2); their lines are checked when they have some.
+    pub fn history_kept_since(&mut self, time: f64) {
+        if let Some(derived) = &mut self.derived {
+            derived.kept_since = time;
+        }
     }
 
     /// Checks the next entry.
@@ -244,7 +254,7 @@ impl Verifier {
                 lines.sort_by(|a, b| a.0.cmp(&b.0));
                 Lines::Exact(lines)
             };
-            derived.lines.push((entry.seq, lines));
+            derived.lines.push((entry.seq, entry.time, lines));
             if let Some((season, standings)) = &step.standings {
                 let order = self.rebuild.order();
                 let view = |s: &crate::events::Standing| StandingView {
@@ -304,7 +314,8 @@ impl Verifier {
     pub fn check_history(&mut self, stored: &[HistoryLine]) -> Result<(), Failure> {
         let Some(derived) = &mut self.derived else { return Ok(()) };
         let mut stored = stored.iter().peekable();
-        for (seq, expected) in derived.lines.drain(..) {
+        let kept_since = derived.kept_since;
+        for (seq, time, expected) in derived.lines.drain(..) {
             let fail = |reason: String| Failure { seq, reason };
             let mut found: Vec<&HistoryLine> = Vec::new();
             while let Some(line) = stored.next_if(|l| l.seq <= seq) {
@@ -314,6 +325,7 @@ impl Verifier {
                 found.push(line);
             }
             match expected {
+                Lines::Exact(_) if found.is_empty() && time < kept_since => {}
                 Lines::Exact(lines) => {
                     let same = lines.len() == found.len()
                         && lines

@@ -7,8 +7,6 @@ UPDATE journal a SET amends = m.seq FROM journal m
 WHERE a.kind IN ('annul', 'correct') AND m.ladder_id = a.ladder_id
   AND m.kind IN ('pair', 'team', 'free_for_all') AND m.match_id = (a.inputs::json ->> 'match');
 CREATE INDEX journal_amendments ON journal (ladder_id, amends, kind, seq) WHERE amends IS NOT NULL;
--- Annulled matches have no history lines: an erasure finds them through this index.
-CREATE INDEX journal_annulled ON journal (ladder_id, seq) WHERE annulled;
 -- A batch that finds one of its new players added by another server meanwhile fails with a
 -- serialization failure that names nobody (a unique violation's message would put the
 -- player's name in the database's log); the server runs the batch again.

@@ -9,5 +9,3 @@ UPDATE journal SET amends = (
       AND m.match_id = json_extract(journal.inputs, '$.match')
 ) WHERE kind IN ('annul', 'correct') AND json_valid(inputs);
 CREATE INDEX journal_amendments ON journal (ladder_id, amends, kind, seq) WHERE amends IS NOT NULL;
--- Annulled matches have no history lines: an erasure finds them through this index.
-CREATE INDEX journal_annulled ON journal (ladder_id, seq) WHERE annulled;

@@ -211,6 +211,8 @@ pub struct HistoryEntry {
 pub struct RebuildBase {
     /// The latest checkpoint (JSON), if any.
     pub state: Option<String>,
+    /// The entry it follows (0 when none).
+    pub seq: i64,
     /// The ladder's amendment generation when read.
     pub generation: i64,
     /// Chained entries after it (up to the limit asked).
@@ -288,6 +290,9 @@ pub trait LadderStore: Send + Sync {
     /// Stores a checkpoint after entry `seq` unless the ladder's generation moved past
     /// `generation` (it was amended or erased since the replay read it); whether it did.
     fn keep_checkpoint<'a>(&'a self, ladder: &'a Ladder, seq: i64, state: &'a str, generation: i64) -> StoreFuture<'a, bool>;
+    /// The time before which the ladder's entries may have no history lines (written before
+    /// version 0.2 kept them); 0 when every entry has them.
+    fn history_kept_since<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, f64>;
     /// The stored history lines of the entries with `after < seq <= through` (for
     /// `elo-ladder verify`), in seq order.
     fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<HistoryLine>>;

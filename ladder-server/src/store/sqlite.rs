@@ -213,16 +213,15 @@ fn connect(path: &str, full_sync: bool) -> Result<Connection, rusqlite::Error> {
     let connection = Connection::open(path)?;
     connection.busy_timeout(std::time::Duration::from_secs(10))?;
     let sync = if full_sync { "FULL" } else { "NORMAL" };
-    // secure_delete: content a write removes (a row deleted or rewritten, a page freed) is
-    // overwritten with zeros, so an erased name leaves no copy in the file's free space.
-    connection.execute_batch(&format!("PRAGMA journal_mode = WAL; PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;"))?;
+    connection.execute_batch(&format!("PRAGMA journal_mode = WAL; PRAGMA synchronous = {sync}; PRAGMA foreign_keys = ON;"))?;
     Ok(connection)
 }
 
-/// Scrubs the file after an erasure: `VACUUM` rewrites the database into fresh pages (the
-/// slack of pages that SQLite rebuilt earlier can still hold old versions of rows, which
-/// `secure_delete` does not reach), then every page of the write-ahead log is copied into the
-/// file and the log truncated to zero bytes (its frames hold the pages as they were). Other
+/// Scrubs the file after an erasure: `VACUUM` rewrites the database into fresh pages (freed
+/// pages, and the slack of pages SQLite rebuilt earlier, can still hold old versions of rows,
+/// which even `secure_delete` does not reach), then every page of the write-ahead log is
+/// copied into the file and the log truncated to zero bytes (its frames hold the pages as
+/// they were). Other
 /// writes wait meanwhile (the whole file is copied: seconds per gigabyte). Waits up to the
 /// busy timeout for readers of older snapshots; `Err` when it could not finish.
 fn scrub(path: &str) -> Result<(), ApiError> {
@@ -823,13 +822,13 @@ impl LadderStore for SqliteStore {
                 .prepare_cached(
                     "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
                      WHERE j.kind IN ('pair', 'team', 'free_for_all') \
-                       AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) OR (j.ladder_id = ?2 AND j.annulled))",
+                       AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) OR (j.ladder_id = ?2 AND j.time < ?3))",
                 )?
-                .query_map(params![id, ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
+                .query_map(params![id, ladder.id, history_lines_since(c, ladder.id)?], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
                 .collect::<Result<_, _>>()?;
             for (seq, kind, inputs, corrected, joined, results, keys) in &entries {
-                // (Annulled matches have no history lines: each is read, and rewritten when
-                // it names the player.)
+                // (Entries written before history lines were kept have none: each is read,
+                // and rewritten when it names the player.)
                 let stored = (inputs.as_str(), corrected.as_deref(), joined.as_str(), results.as_str(), keys.as_deref());
                 let renamed = crate::erase::rename(*seq, kind, stored, &player, &pseudonym)?;
                 if renamed.unchanged(stored) {
@@ -894,7 +893,7 @@ impl LadderStore for SqliteStore {
             let entries_after: i64 = c
                 .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND hash IS NOT NULL LIMIT ?3)")?
                 .query_row(params![ladder_id, after, limit], |r| r.get(0))?;
-            Ok(super::RebuildBase { state: latest.map(|(_, state)| state), generation, entries_after })
+            Ok(super::RebuildBase { state: latest.map(|(_, state)| state), seq: after, generation, entries_after })
         }))
     }
 
@@ -913,6 +912,11 @@ impl LadderStore for SqliteStore {
             save_checkpoint(c, ladder_id, seq, &state)?;
             Ok(true)
         }))
+    }
+
+    fn history_kept_since<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, f64> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read_ladder(ladder_id, move |c| history_lines_since(c, ladder_id)))
     }
 
     fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<super::HistoryLine>> {
@@ -1321,6 +1325,12 @@ fn prepare_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Res
         // The same event when the kind is the same (its inputs record what it found then).
         return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &stored_inputs, || event_response(seq, &request.id, &results)).map(Prepared::Answer);
     }
+    // A scheduled event an older server ran under the old form of its id.
+    if let Some(legacy) = request.legacy_id() {
+        if let Some((seq, _, _, results)) = find_entry(c, ladder.id, &legacy)?.filter(|(_, stored_kind, _, _)| stored_kind == kind) {
+            return Ok(Prepared::Answer(event_response(seq, &legacy, &results)));
+        }
+    }
     let now = model::now();
     let (decayed_through, season, config, next_config): (Option<f64>, i64, String, Option<String>) =
         c.query_row("SELECT decayed_through, season, config, next_config FROM ladders WHERE id = ?1", [ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
@@ -1493,7 +1503,6 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         .query_row(params![ladder.id, target.seq], |r| r.get(0))
         .optional()?;
     let (mut rebuild, mut after) = crate::checkpoint::start(ladder, base.as_deref())?;
-    let mut checkpoints = crate::checkpoint::Laying::default();
     let mut rerated = 0;
     let mut replayed = 0;
     loop {
@@ -1508,9 +1517,6 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
         let changes = rebuild.page(&entries, target.seq, &ids, &stored_lines)?;
         rerated += changes.rerated;
         replayed += entries.len();
-        if let Some(state) = checkpoints.after_page(&rebuild, last, entries.len())? {
-            save_checkpoint(c, ladder.id, last, &state)?;
-        }
         // (The page is in seq order.)
         let bytes_of = |seq: i64| entries.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| (entries[i].inputs.len(), entries[i].joined.iter().map(String::len).sum::<usize>()));
         for (seq, results) in &changes.results {
@@ -1568,6 +1574,20 @@ fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Re
     c.prepare_cached("UPDATE journal SET amends = ?2 WHERE seq = ?1")?.execute(params![seq, target.seq])?;
     chain_ladder(c, ladder.id)?;
     Ok(crate::amend::response(seq, &results))
+}
+
+/// The time before which a ladder's entries may have no history lines (they were written
+/// before version 0.2 kept them): when migration 0002 ran, if the ladder's first entry is
+/// older; otherwise 0, and no entry needs reading by time.
+fn history_lines_since(c: &Connection, ladder_id: i64) -> Result<f64, ApiError> {
+    let since: Option<f64> = c
+        .prepare_cached(
+            "SELECT m.applied_at FROM schema_migrations m, (SELECT time FROM journal WHERE ladder_id = ?1 ORDER BY seq LIMIT 1) AS first \
+             WHERE m.version = 2 AND first.time < m.applied_at",
+        )?
+        .query_row([ladder_id], |r| r.get(0))
+        .optional()?;
+    Ok(since.unwrap_or(0.0))
 }
 
 /// Up to `limit` journal entries of a ladder after `after`, as a rebuild reads them (only

@@ -232,9 +232,9 @@ fn copies_in(path: &str, needle: &[u8]) -> usize {
 }
 
 /// After an erasure, the SQLite file and its write-ahead log hold no copy of the erased name:
-/// not live (an annulled match has no history line, and was missed), not in freed space
-/// (`secure_delete`) nor in the slack of rebuilt pages (`VACUUM`), not in old log frames (a
-/// checkpoint that truncates the log).
+/// not live, not in freed space (`secure_delete`) nor in the slack of pages SQLite rebuilt
+/// earlier (`VACUUM`: without it, 3 old copies of an annulled match's row remained), not in
+/// old log frames (a checkpoint that truncates the log).
 #[test]
 fn sqlite_erasure_leaves_no_copy_in_the_files() {
     let app = TestApp::spawn(Backend::Sqlite);

@@ -705,12 +705,12 @@ impl LadderStore for PgStore {
                 .client
                 .query_one(
                     "WITH latest AS (SELECT seq, state FROM rebuild_checkpoints WHERE ladder_id = $1 ORDER BY seq DESC LIMIT 1) \
-                     SELECT (SELECT amendments FROM ladders WHERE id = $1), (SELECT state FROM latest), \
+                     SELECT (SELECT amendments FROM ladders WHERE id = $1), (SELECT state FROM latest), coalesce((SELECT seq FROM latest), 0), \
                      (SELECT count(*) FROM (SELECT 1 FROM journal WHERE ladder_id = $1 AND seq > coalesce((SELECT seq FROM latest), 0) AND hash IS NOT NULL LIMIT $2) AS f)",
                     &[&ladder.id, &limit],
                 )
                 .await?;
-            Ok(crate::store::RebuildBase { generation: row.get(0), state: row.get(1), entries_after: row.get(2) })
+            Ok(crate::store::RebuildBase { generation: row.get(0), state: row.get(1), seq: row.get(2), entries_after: row.get(3) })
         })
     }
 
@@ -768,6 +768,13 @@ impl LadderStore for PgStore {
                     Err(error.into())
                 }
             }
+        })
+    }
+
+    fn history_kept_since<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, f64> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            Ok(history_lines_since(&conn.client, ladder.id).await?)
         })
     }
 
@@ -1211,6 +1218,12 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         // The same event when the kind is the same (its inputs record what it found then).
         return Ok(replay_answer(&request.id, found.get("kind"), stored_inputs, kind, stored_inputs, || event_response(seq, &request.id, results)));
     }
+    // A scheduled event an older server ran under the old form of its id.
+    if let Some(legacy) = request.legacy_id() {
+        if let Some(found) = c.query_opt("SELECT seq, results FROM journal WHERE ladder_id = $1 AND match_id = $2 AND kind = $3", &[&ladder.id, &legacy, &kind]).await? {
+            return Ok(Ok(event_response(found.get(0), &legacy, found.get(1))));
+        }
+    }
     let row = c
         .query_one("SELECT zero_sum_offset, zero_sum_sum, players, decayed_through, season, config, next_config FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id])
         .await?;
@@ -1392,7 +1405,6 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         Ok(start) => start,
         Err(error) => return Ok(Err(error)),
     };
-    let mut checkpoints = crate::checkpoint::Laying::default();
     let mut replayed = 0;
     let page_statement = c
         .prepare("SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal WHERE ladder_id = $1 AND seq > $2 ORDER BY seq LIMIT $3")
@@ -1433,11 +1445,6 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
         };
         rerated += changes.rerated;
         replayed += entries.len();
-        match checkpoints.after_page(&rebuild, last, entries.len()) {
-            Ok(Some(state)) => save_checkpoint(c, ladder.id, last, &state).await?,
-            Ok(None) => {}
-            Err(error) => return Ok(Err(error)),
-        }
         let sizes: HashMap<i64, usize> = entries.iter().map(|e| (e.seq, e.inputs.len() + serde_json::to_string(&e.joined).map_or(2, |t| t.len()))).collect();
         let seqs: Vec<i64> = changes.results.iter().map(|(seq, _)| *seq).collect();
         let texts: Vec<&str> = changes.results.iter().map(|(_, text)| text.as_str()).collect();
@@ -1504,6 +1511,20 @@ async fn amend_once(c: &Client, ladder: &Ladder, request: &crate::amend::Request
     Ok(Ok(crate::amend::response(seq, &results)))
 }
 
+/// The time before which a ladder's entries may have no history lines (they were written
+/// before version 0.2 kept them): when migration 0002 ran, if the ladder's first entry is
+/// older; otherwise 0, and no entry needs reading by time.
+async fn history_lines_since(c: &Client, ladder_id: i64) -> Result<f64, tokio_postgres::Error> {
+    let since = c
+        .query_opt(
+            "SELECT m.applied_at FROM schema_migrations m, (SELECT time FROM journal WHERE ladder_id = $1 ORDER BY seq LIMIT 1) AS first \
+             WHERE m.version = 2 AND first.time < m.applied_at",
+            &[&ladder_id],
+        )
+        .await?;
+    Ok(since.map_or(0.0, |row| row.get(0)))
+}
+
 /// Stores a rebuild checkpoint (replacing one at the same entry) and keeps the ladder's
 /// newest [`crate::checkpoint::KEPT`].
 async fn save_checkpoint(c: &Client, ladder_id: i64, seq: i64, state: &str) -> Result<(), tokio_postgres::Error> {
@@ -1535,14 +1556,14 @@ async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<
         .query(
             "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
              WHERE j.kind IN ('pair', 'team', 'free_for_all') \
-               AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) OR (j.ladder_id = $2 AND j.annulled))",
-            &[&id, &ladder.id],
+               AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) OR (j.ladder_id = $2 AND j.time < $3))",
+            &[&id, &ladder.id, &history_lines_since(c, ladder.id).await?],
         )
         .await?;
     let mut renamed = Vec::with_capacity(rows.len());
     for r in &rows {
-        // (Annulled matches have no history lines: each is read, and rewritten when it
-        // names the player.)
+        // (Entries written before history lines were kept have none: each is read, and
+        // rewritten when it names the player.)
         let stored = (r.get(2), r.get(3), r.get(4), r.get(5), r.get(6));
         let entry = crate::erase::rename(r.get(0), r.get(1), stored, player, &pseudonym)?;
         if !entry.unchanged(stored) {
