@@ -14,6 +14,11 @@ use ranking_elo::PlayerState;
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
+mod amend;
+mod chain;
+
+use self::amend::{history_lines_since, replay_entries, save_checkpoint};
+use self::chain::{chain_everything, chain_ladder};
 use super::ranks;
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::Role;
@@ -31,13 +36,13 @@ const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_aft
 
 /// The migrations, in order.
 const MIGRATIONS: [&str; 7] = [
-    include_str!("../../migrations/sqlite/0001_ladders.sql"),
-    include_str!("../../migrations/sqlite/0002_operations.sql"),
-    include_str!("../../migrations/sqlite/0003_rank_buckets.sql"),
-    include_str!("../../migrations/sqlite/0004_staged_events.sql"),
-    include_str!("../../migrations/sqlite/0005_amendments.sql"),
-    include_str!("../../migrations/sqlite/0006_chain_2.sql"),
-    include_str!("../../migrations/sqlite/0007_checkpoints.sql"),
+    include_str!("../../../migrations/sqlite/0001_ladders.sql"),
+    include_str!("../../../migrations/sqlite/0002_operations.sql"),
+    include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
+    include_str!("../../../migrations/sqlite/0004_staged_events.sql"),
+    include_str!("../../../migrations/sqlite/0005_amendments.sql"),
+    include_str!("../../../migrations/sqlite/0006_chain_2.sql"),
+    include_str!("../../../migrations/sqlite/0007_checkpoints.sql"),
 ];
 
 /// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
@@ -810,53 +815,7 @@ impl LadderStore for SqliteStore {
 
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
         let player = player.to_owned();
-        let erased = self.write_ladder(ladder.id, move |c| {
-            let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder.id, player], |r| r.get(0)).optional()?;
-            let Some(id) = id else {
-                return Ok(None);
-            };
-            let pseudonym = crate::erase::pseudonym()?;
-            // seq, kind, inputs, correction, joined, results, keys.
-            type Stored = (i64, String, String, Option<String>, String, String, Option<String>);
-            let entries: Vec<Stored> = c
-                .prepare_cached(
-                    "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
-                     WHERE j.kind IN ('pair', 'team', 'free_for_all') \
-                       AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) OR (j.ladder_id = ?2 AND j.time < ?3))",
-                )?
-                .query_map(params![id, ladder.id, history_lines_since(c, ladder.id)?], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?
-                .collect::<Result<_, _>>()?;
-            for (seq, kind, inputs, corrected, joined, results, keys) in &entries {
-                // (Entries written before history lines were kept have none: each is read,
-                // and rewritten when it names the player.)
-                let stored = (inputs.as_str(), corrected.as_deref(), joined.as_str(), results.as_str(), keys.as_deref());
-                let renamed = crate::erase::rename(*seq, kind, stored, &player, &pseudonym)?;
-                if renamed.unchanged(stored) {
-                    continue;
-                }
-                c.prepare_cached("UPDATE journal SET inputs = ?2, corrected_inputs = ?3, joined = ?4, results = ?5, bytes = ?6, player_keys = ?7 WHERE seq = ?1")?
-                    .execute(params![renamed.seq, renamed.inputs, renamed.corrected, renamed.joined, renamed.results, renamed.bytes, renamed.keys])?;
-            }
-            let amendments: Vec<(i64, String, String, String)> = c
-                .prepare_cached("SELECT seq, inputs, joined, results FROM journal WHERE ladder_id = ?1 AND kind IN ('annul', 'correct')")?
-                .query_map([ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                .collect::<Result<_, _>>()?;
-            for (seq, inputs, joined, results) in &amendments {
-                if let Some(renamed) = crate::erase::rename_amendment(*seq, (inputs, joined, results), &player, &pseudonym)? {
-                    c.prepare_cached("UPDATE journal SET inputs = ?2, results = ?3, bytes = ?4 WHERE seq = ?1")?.execute(params![
-                        renamed.seq,
-                        renamed.inputs,
-                        renamed.results,
-                        renamed.bytes
-                    ])?;
-                }
-            }
-            c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
-            // Checkpoints hold names: dropped, and none computed before now is stored.
-            c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1", [ladder.id])?;
-            c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = ?1", [ladder.id])?;
-            Ok(Some(pseudonym))
-        });
+        let erased = self.write_ladder(ladder.id, move |c| amend::erase(c, &ladder, &player));
         Box::pin(async move {
             let pseudonym = erased.await?;
             // Committed: now out of the file's slack and the write-ahead log too (a failure
@@ -945,7 +904,7 @@ impl LadderStore for SqliteStore {
     }
 
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
-        Box::pin(self.write_ladder(ladder.id, move |c| amend(c, &ladder, &request)))
+        Box::pin(self.write_ladder(ladder.id, move |c| amend::amend(c, &ladder, &request)))
     }
 
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
@@ -1449,257 +1408,4 @@ fn undo_unfinished_events(c: &Connection, only: Option<i64>) -> Result<usize, Ap
         c.execute("DELETE FROM event_undo", [])?;
     }
     Ok(unfinished.len())
-}
-
-/// An annulment or correction in the writer's transaction: the match marked, every state
-/// after it rebuilt from the journal, the amendment journaled (see [`crate::replay`]).
-fn amend(c: &Connection, ladder: &Ladder, request: &crate::amend::Request) -> Result<String, ApiError> {
-    use crate::amend::{plan, Action, Outcome, Plan, Target};
-    let target: Option<Target> = c
-        .prepare_cached("SELECT seq, kind, inputs, corrected_inputs, annulled FROM journal WHERE ladder_id = ?1 AND match_id = ?2")?
-        .query_row(params![ladder.id, request.match_id], |r| Ok(Target { seq: r.get(0)?, kind: r.get(1)?, inputs: r.get(2)?, corrected: r.get(3)?, annulled: r.get(4)? }))
-        .optional()?;
-    // The match's amendments, by kind and the amended entry (never by id text).
-    let amendments = |kind: &str| -> Result<Vec<(i64, String)>, ApiError> {
-        let Some(target) = &target else { return Ok(Vec::new()) };
-        Ok(c.prepare_cached("SELECT seq, results FROM journal WHERE ladder_id = ?1 AND amends = ?2 AND kind = ?3 ORDER BY seq")?
-            .query_map(params![ladder.id, target.seq, kind], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?)
-    };
-    let annulment = amendments("annul")?.into_iter().next();
-    let corrections = amendments("correct")?;
-    let amendment = match plan(request, target.as_ref(), annulment, corrections.last().cloned(), ladder)? {
-        Plan::Answer(answer) => return answer,
-        Plan::Apply(amendment) => amendment,
-    };
-    let Some(target) = target else { unreachable!("planned with a target") };
-    let entry_id = match &amendment.action {
-        Action::Annul { reason } => {
-            c.execute("UPDATE journal SET annulled = 1, annul_reason = ?2 WHERE seq = ?1", params![target.seq, reason])?;
-            request.annul_id()
-        }
-        Action::Correct { game } => {
-            c.execute("UPDATE journal SET corrected_inputs = ?2 WHERE seq = ?1", params![target.seq, serde_json::to_string(game).unwrap_or_default()])?;
-            request.correction_id(corrections.len() + 1)
-        }
-    };
-    // Every player as stored now.
-    let mut stored: HashMap<String, PlayerRow> = HashMap::new();
-    {
-        let mut statement = c.prepare(&format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1"))?;
-        let mut rows = statement.query([ladder.id])?;
-        while let Some(row) = rows.next()? {
-            let row = player_row(row)?;
-            stored.insert(row.name.clone(), row);
-        }
-    }
-    let ids: HashMap<String, i64> = stored.iter().map(|(name, row)| (name.clone(), row.id)).collect();
-    // The journal, page by page, through the engine: from the latest checkpoint before the
-    // match (those after it are stale now), or from the first entry.
-    c.prepare_cached("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq >= ?2")?.execute(params![ladder.id, target.seq])?;
-    c.prepare_cached("UPDATE ladders SET amendments = amendments + 1 WHERE id = ?1")?.execute([ladder.id])?;
-    let base: Option<String> = c
-        .prepare_cached("SELECT state FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1")?
-        .query_row(params![ladder.id, target.seq], |r| r.get(0))
-        .optional()?;
-    let (mut rebuild, mut after) = crate::checkpoint::start(ladder, base.as_deref())?;
-    let mut rerated = 0;
-    let mut replayed = 0;
-    loop {
-        let entries = replay_entries(c, ladder.id, after, super::REBUILD_PAGE, false)?;
-        let Some(last) = entries.last().map(|e| e.seq) else { break };
-        let first_seq = after;
-        after = last;
-        let stored_lines: Vec<(i64, i64, f32, f32)> = c
-            .prepare_cached("SELECT seq, player_id, rating_before, rating_after FROM player_entries WHERE seq > ?2 AND seq <= ?3 AND ladder_id = ?1")?
-            .query_map(params![ladder.id, first_seq, last], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, f64>(2)? as f32, r.get::<_, f64>(3)? as f32)))?
-            .collect::<Result<_, _>>()?;
-        let changes = rebuild.page(&entries, target.seq, &ids, &stored_lines)?;
-        rerated += changes.rerated;
-        replayed += entries.len();
-        // (The page is in seq order.)
-        let bytes_of = |seq: i64| entries.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| (entries[i].inputs.len(), entries[i].joined.iter().map(String::len).sum::<usize>()));
-        for (seq, results) in &changes.results {
-            let (inputs, joined) = bytes_of(*seq).unwrap_or((0, 0));
-            c.prepare_cached("UPDATE journal SET results = ?2, bytes = ?3 WHERE seq = ?1")?.execute(params![
-                seq,
-                results,
-                i64::try_from(inputs + joined + results.len()).unwrap_or(i64::MAX)
-            ])?;
-        }
-        for seq in &changes.history_seqs {
-            c.prepare_cached("DELETE FROM player_entries WHERE seq = ?1")?.execute([seq])?;
-        }
-        for (seq, player, before, after) in &changes.history {
-            c.prepare_cached("INSERT INTO player_entries (player_id, seq, ladder_id, rating_before, rating_after) VALUES (?1, ?2, ?3, ?4, ?5)")?.execute(params![
-                player,
-                seq,
-                ladder.id,
-                f64::from(*before),
-                f64::from(*after)
-            ])?;
-        }
-        for (season, standings) in &changes.standings {
-            c.prepare_cached("DELETE FROM season_records WHERE ladder_id = ?1 AND season = ?2")?.execute(params![ladder.id, season])?;
-            let mut insert = c.prepare_cached(
-                "INSERT INTO season_records (ladder_id, season, rank, player_id, rating, peak_rating, league, peak_league, games, wins) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            for s in standings {
-                insert.execute(params![ladder.id, season, s.rank, s.player_id, f64::from(s.rating), f64::from(s.peak_rating), s.league, s.peak_league, s.games, s.wins])?;
-            }
-        }
-    }
-    // The players whose state changed.
-    let mut changed: Vec<&str> = Vec::new();
-    bulk_rank_writes(c)?;
-    for (name, row) in &stored {
-        let rebuilt = rebuild.players().get(name).ok_or_else(|| ApiError::internal(format!("player {name:?} is not in the journal")))?;
-        if rebuilt.state != row.state || rebuilt.state.rating.to_bits() != row.state.rating.to_bits() {
-            write_player(c, row.id, &rebuilt.state)?;
-            changed.push(name);
-        }
-    }
-    recount(c, ladder.id)?;
-    changed.sort_unstable();
-    let (offset, sum) = rebuild.zero_sum().map_or((0.0, "0".to_owned()), |z| (z.offset, z.sum_text()));
-    c.execute("UPDATE ladders SET zero_sum_offset = ?2, zero_sum_sum = ?3 WHERE id = ?1", params![ladder.id, offset, sum])?;
-    c.execute("UPDATE ladders SET decayed_through = ?2 WHERE id = ?1", params![ladder.id, rebuild.decayed_through()])?;
-    let outcome = Outcome::new(&amendment, rerated, replayed, &changed);
-    let results = serde_json::to_string(&outcome).unwrap_or_default();
-    let inputs = amendment.inputs_json();
-    let seq = append_journal(
-        c,
-        &NewEntry { ladder: ladder.id, id: &entry_id, kind: amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() },
-    )?;
-    c.prepare_cached("UPDATE journal SET amends = ?2 WHERE seq = ?1")?.execute(params![seq, target.seq])?;
-    chain_ladder(c, ladder.id)?;
-    Ok(crate::amend::response(seq, &results))
-}
-
-/// The time before which a ladder's entries may have no history lines (they were written
-/// before version 0.2 kept them): when migration 0002 ran, if the ladder's first entry is
-/// older; otherwise 0, and no entry needs reading by time.
-fn history_lines_since(c: &Connection, ladder_id: i64) -> Result<f64, ApiError> {
-    let since: Option<f64> = c
-        .prepare_cached(
-            "SELECT m.applied_at FROM schema_migrations m, (SELECT time FROM journal WHERE ladder_id = ?1 ORDER BY seq LIMIT 1) AS first \
-             WHERE m.version = 2 AND first.time < m.applied_at",
-        )?
-        .query_row([ladder_id], |r| r.get(0))
-        .optional()?;
-    Ok(since.unwrap_or(0.0))
-}
-
-/// Up to `limit` journal entries of a ladder after `after`, as a rebuild reads them (only
-/// chained ones when `chained`).
-fn replay_entries(c: &Connection, ladder_id: i64, after: i64, limit: i64, chained: bool) -> Result<Vec<crate::replay::StoredEntry>, ApiError> {
-    Ok(c.prepare_cached(
-        "SELECT seq, kind, time, coalesce(corrected_inputs, inputs), joined, annulled, results FROM journal \
-         WHERE ladder_id = ?1 AND seq > ?2 AND (NOT ?4 OR hash IS NOT NULL) ORDER BY seq LIMIT ?3",
-    )?
-    .query_map(params![ladder_id, after, limit, chained], |r| {
-        let joined: String = r.get(4)?;
-        Ok(crate::replay::StoredEntry {
-            seq: r.get(0)?,
-            kind: r.get(1)?,
-            time: r.get(2)?,
-            inputs: r.get(3)?,
-            joined: serde_json::from_str(&joined).unwrap_or_default(),
-            annulled: r.get(5)?,
-            results: r.get(6)?,
-        })
-    })?
-    .collect::<Result<_, _>>()?)
-}
-
-/// Stores a rebuild checkpoint (replacing one at the same entry) and keeps the ladder's
-/// newest [`crate::checkpoint::KEPT`].
-fn save_checkpoint(c: &Connection, ladder_id: i64, seq: i64, state: &str) -> Result<(), ApiError> {
-    c.prepare_cached("INSERT OR REPLACE INTO rebuild_checkpoints (ladder_id, seq, state) VALUES (?1, ?2, ?3)")?.execute(params![ladder_id, seq, state])?;
-    c.prepare_cached("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1 AND seq NOT IN (SELECT seq FROM rebuild_checkpoints WHERE ladder_id = ?1 ORDER BY seq DESC LIMIT ?2)")?
-        .execute(params![ladder_id, crate::checkpoint::KEPT])?;
-    Ok(())
-}
-
-/// Chains the ladder's unchained entries (in seq order) onto its chain head, numbering
-/// joining players (see [`crate::chain`]): after every append, in the same transaction, and
-/// for a database of version 0.1 when the server starts.
-fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiError> {
-    use crate::chain::{extend, names, Head, Unchained};
-    loop {
-        let head: Option<(Vec<u8>, i64, i64)> = c
-            .prepare_cached("SELECT last_hash, last_seq, numbered FROM chains WHERE ladder_id = ?1")?
-            .query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()?;
-        let mut head = match head {
-            Some((hash, seq, numbered)) => {
-                Head { hash: hash.try_into().map_err(|_| ApiError::internal("a chain head is not 32 bytes"))?, seq, numbered: u64::try_from(numbered).unwrap_or(0) }
-            }
-            None => {
-                let rules: String = c.prepare_cached("SELECT initial_config FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?;
-                Head::start(&rules).map_err(ApiError::internal)?
-            }
-        };
-        let entries: Vec<Unchained> = c
-            .prepare_cached(
-                "SELECT seq, kind, match_id, time, inputs, joined, CASE WHEN kind = 'decay' THEN results END FROM journal \
-                 WHERE ladder_id = ?1 AND hash IS NULL ORDER BY seq LIMIT 1000",
-            )?
-            .query_map([ladder_id], |r| {
-                let (kind, joined, results): (String, String, Option<String>) = (r.get(1)?, r.get(5)?, r.get(6)?);
-                Ok(Unchained {
-                    seq: r.get(0)?,
-                    decayed_through: Unchained::decayed_through(&kind, results.as_deref()),
-                    kind,
-                    id: r.get(2)?,
-                    time: r.get(3)?,
-                    inputs: r.get(4)?,
-                    joined: serde_json::from_str(&joined).unwrap_or_default(),
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let mut known: HashMap<String, u64> = HashMap::new();
-        for entry in &entries {
-            for name in names(entry) {
-                if known.contains_key(&name) || entry.joined.contains(&name) {
-                    continue;
-                }
-                let number: Option<i64> = c
-                    .prepare_cached("SELECT n.number FROM players p JOIN player_numbers n ON n.player_id = p.id WHERE p.ladder_id = ?1 AND p.name = ?2")?
-                    .query_row(params![ladder_id, name], |r| r.get(0))
-                    .optional()?;
-                if let Some(number) = number {
-                    known.insert(name, u64::try_from(number).unwrap_or(0));
-                }
-            }
-        }
-        let chained = extend(&mut head, &entries, &known).map_err(ApiError::internal)?;
-        for (name, number) in &chained.numbers {
-            c.prepare_cached("INSERT INTO player_numbers (player_id, number) SELECT id, ?3 FROM players WHERE ladder_id = ?1 AND name = ?2")?.execute(params![
-                ladder_id,
-                name,
-                i64::try_from(*number).unwrap_or(i64::MAX)
-            ])?;
-        }
-        for (seq, hash, keys) in &chained.hashes {
-            c.prepare_cached("UPDATE journal SET hash = ?2, player_keys = ?3 WHERE seq = ?1")?.execute(params![seq, hash.as_slice(), keys])?;
-        }
-        c.prepare_cached(
-            "INSERT INTO chains (ladder_id, last_hash, last_seq, numbered) VALUES (?1, ?2, ?3, ?4) \
-             ON CONFLICT (ladder_id) DO UPDATE SET last_hash = excluded.last_hash, last_seq = excluded.last_seq, numbered = excluded.numbered",
-        )?
-        .execute(params![ladder_id, head.hash.as_slice(), head.seq, i64::try_from(head.numbered).unwrap_or(i64::MAX)])?;
-    }
-}
-
-/// Chains what a database of version 0.1 left unchained (once, at start).
-fn chain_everything(c: &Connection) -> Result<(), ApiError> {
-    let ladders: Vec<i64> = c.prepare("SELECT DISTINCT ladder_id FROM journal WHERE hash IS NULL")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    for ladder in ladders {
-        chain_ladder(c, ladder)?;
-    }
-    Ok(())
 }
