@@ -123,7 +123,10 @@ fn a_keep_alive_connection_waits_for_the_idle_timeout() {
 
 #[test]
 fn one_address_cannot_hold_every_connection() {
-    let app = app(&["--max-connections-per-address", "4"]);
+    // The held connections send nothing: a head timeout longer than any stall of a loaded
+    // machine keeps them open until the test drops them (with the default 10 s, one CI run
+    // saw the fifth served).
+    let app = app(&["--max-connections-per-address", "4", "--header-timeout", "120", "--idle-timeout", "120"]);
     let held: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&app.server.address).expect("connect")).collect();
     std::thread::sleep(Duration::from_millis(200));
     let mut fifth = TcpStream::connect(&app.server.address).expect("the kernel accepts");
