@@ -11,9 +11,10 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 32;
 /// Committer tasks per server process, unless configured (`--committers`).
 pub const DEFAULT_COMMITTERS: usize = 2;
 
-/// SQLite: players per writer transaction of a season end or decay (`event_step`). A ladder
-/// with more players has its event applied in steps, between which other ladders' writes go
-/// on, so none of them waits for more than one step.
+/// SQLite: players per writer transaction of a season end or decay, and journal entries (and
+/// players) per writer transaction of an annulment's or correction's rebuild (`event_step`).
+/// A ladder with more players has its event applied in steps, and every amendment is, so
+/// that other ladders' writes go on between them and none waits for more than one step.
 pub const DEFAULT_EVENT_STEP: usize = 2_500;
 
 /// The largest `event_step` accepted.

@@ -33,6 +33,7 @@ mod players;
 mod postgres;
 mod seasons;
 mod seasons_rules;
+mod staged_amend;
 mod staged_events;
 
 /// The plainest rules: constant K = 32.

@@ -35,7 +35,7 @@ const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_aft
      WHERE e.seq > ?2 AND e.seq <= ?3 AND e.ladder_id = ?1 ORDER BY e.seq, p.name";
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -43,6 +43,7 @@ const MIGRATIONS: [&str; 7] = [
     include_str!("../../../migrations/sqlite/0005_amendments.sql"),
     include_str!("../../../migrations/sqlite/0006_chain_2.sql"),
     include_str!("../../../migrations/sqlite/0007_checkpoints.sql"),
+    include_str!("../../../migrations/sqlite/0008_amend_progress.sql"),
 ];
 
 /// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
@@ -132,13 +133,23 @@ pub struct SqliteStore {
     _serving: Option<std::fs::File>,
 }
 
-/// A staged event under way: dropped before it is disarmed (a step failed, or the future
-/// was dropped), it queues the event's undo in the writer and opens the ladder's gate only
-/// once the undo is committed; if the undo fails too, the ladder is closed (503) until the
-/// server restarts, which undoes it.
+/// What a ladder has under way in steps.
+#[derive(Clone, Copy)]
+enum Staged {
+    /// A season end or decay: undone when it does not finish.
+    Event,
+    /// An annulment or correction: finished in one transaction when its steps do not.
+    Amendment,
+}
+
+/// A staged season end, decay or amendment under way: dropped before it is disarmed (a
+/// step failed, or the future was dropped), it queues the event's undo (or the amendment's
+/// finish) in the writer and opens the ladder's gate only once that is committed; if that
+/// fails too, the ladder is closed (503) until the server restarts, which repairs it.
 struct Unfinished {
     jobs: mpsc::Sender<Job>,
     ladder_id: i64,
+    staged: Staged,
     gate: Option<tokio::sync::OwnedRwLockWriteGuard<()>>,
     broken: Arc<Mutex<HashSet<i64>>>,
 }
@@ -146,21 +157,27 @@ struct Unfinished {
 impl Drop for Unfinished {
     fn drop(&mut self) {
         let Some(gate) = self.gate.take() else { return };
-        let ladder_id = self.ladder_id;
-        let (answer, undone) = oneshot::channel();
-        let job: Job = Box::new(Pending { work: move |c: &Connection| undo_unfinished_events(c, Some(ladder_id)).map(|_| ()), answer });
+        let (ladder_id, staged) = (self.ladder_id, self.staged);
+        let (answer, repaired) = oneshot::channel();
+        let job: Job = Box::new(Pending {
+            work: move |c: &Connection| match staged {
+                Staged::Event => undo_unfinished_events(c, Some(ladder_id)).map(|_| ()),
+                Staged::Amendment => amend::finish_unfinished(c, Some(ladder_id)).map(|_| ()),
+            },
+            answer,
+        });
         let queued = self.jobs.send(job).is_ok();
         let broken = Arc::clone(&self.broken);
         let settle = async move {
-            if !(queued && matches!(undone.await, Ok(Ok(())))) {
-                tracing::error!(ladder_id, "a season end or decay failed half way and could not be undone; the ladder is closed until the server restarts");
+            if !(queued && matches!(repaired.await, Ok(Ok(())))) {
+                tracing::error!(ladder_id, "a season end, decay or amendment failed half way and could not be repaired; the ladder is closed until the server restarts");
                 if let Ok(mut broken) = broken.lock() {
                     broken.insert(ladder_id);
                 }
             }
             drop(gate);
         };
-        // Without a runtime the process is ending: the next start undoes the event.
+        // Without a runtime the process is ending: the next start repairs it.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(settle);
         }
@@ -283,16 +300,24 @@ impl SqliteStore {
             writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
             // Events a stopped server left half applied are undone before anything is read or
             // chained (their journal entries were never chained).
-            match undo_unfinished_events(&writer, None).and_then(|undone| chain_everything(&writer).map(|()| undone)) {
-                Ok(undone) => {
+            // Amendments a stopped server left unfinished are finished (they are chained as
+            // they are journaled).
+            let repaired = undo_unfinished_events(&writer, None)
+                .and_then(|undone| chain_everything(&writer).map(|()| undone))
+                .and_then(|undone| amend::finish_unfinished(&writer, None).map(|finished| (undone, finished)));
+            match repaired {
+                Ok((undone, finished)) => {
                     writer.execute_batch("COMMIT").map_err(describe)?;
                     if undone > 0 {
                         tracing::warn!(undone, "undid season ends or decay left unfinished by a stopped server");
                     }
+                    if finished > 0 {
+                        tracing::warn!(finished, "finished annulments or corrections left unfinished by a stopped server");
+                    }
                 }
                 Err(error) => {
                     let _ = writer.execute_batch("ROLLBACK");
-                    return Err(format!("sqlite://{path}: undoing unfinished events and chaining the journal: {}", error.message));
+                    return Err(format!("sqlite://{path}: undoing unfinished events, chaining the journal and finishing amendments: {}", error.message));
                 }
             }
         }
@@ -317,7 +342,7 @@ impl SqliteStore {
     /// undone (until the server restarts and undoes it).
     fn check_open(&self, ladder: i64) -> Result<(), ApiError> {
         if self.broken.lock().map_err(|_| ApiError::internal("ladder gates poisoned"))?.contains(&ladder) {
-            return Err(ApiError::unavailable("a season end or decay of this ladder failed half way and could not be undone; it is closed until the server restarts"));
+            return Err(ApiError::unavailable("a season end, decay or amendment of this ladder failed half way and could not be repaired; it is closed until the server restarts"));
         }
         Ok(())
     }
@@ -382,7 +407,7 @@ impl SqliteStore {
         let jobs = self.jobs.lock().map_err(|_| ApiError::internal("sqlite writer lock poisoned"))?.clone();
         // From here until it is disarmed, leaving this function (an error, or the future
         // dropped) undoes the event before the gate opens.
-        let mut unfinished = Unfinished { jobs: jobs.clone(), ladder_id, gate: Some(exclusive), broken: Arc::clone(&self.broken) };
+        let mut unfinished = Unfinished { jobs: jobs.clone(), ladder_id, staged: Staged::Event, gate: Some(exclusive), broken: Arc::clone(&self.broken) };
         let seq = {
             let (event, id) = (Arc::clone(&event), request.id.clone());
             self.write(move |c| {
@@ -904,7 +929,7 @@ impl LadderStore for SqliteStore {
     }
 
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
-        Box::pin(self.write_ladder(ladder.id, move |c| amend::amend(c, &ladder, &request)))
+        Box::pin(self.staged_amend(ladder, request))
     }
 
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>> {
