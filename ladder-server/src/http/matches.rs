@@ -110,8 +110,11 @@ async fn journal(State(state): State<Arc<AppState>>, access: LadderAccess<Read>,
 /// entry per line as `GET …/matches` shows them, streamed page by page (the server holds
 /// one page at a time), then an end line ([`crate::verify::End`]) that says how many entries
 /// came, through which seq and chain head, and whether they reach every entry committed when
-/// the export started (if not, why). `elo-ladder verify --journal FILE` checks it, end line
-/// included: an export cut short, or one that stopped early, does not verify.
+/// the export started (if not, why). Every page is read in one snapshot, and an export whose
+/// ladder is amended or has a player erased meanwhile stops at the next page with the reason
+/// in its end line: what it sent is one state of the journal or says it is not.
+/// `elo-ladder verify --journal FILE` checks it, end line included: an export cut short, or
+/// one that stopped early, does not verify.
 async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let store = Arc::clone(&state.store);
@@ -135,6 +138,19 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
                 Ok(page) => page,
                 Err(error) => return Some((Ok(progress.finish(Some(format!("reading the journal failed: {}", error.message)))), None)),
             };
+            // One state of the journal: an amendment or erasure after the first page was read
+            // may have changed entries already sent (a mark, a name), so the export stops.
+            match (progress.amendments, page.amendments) {
+                (None, now) => progress.amendments = now,
+                (Some(then), Some(now)) if then != now => {
+                    let reason = format!(
+                        "the ladder was amended (an annulment, a correction or an erasure) while it was exported, after seq {}: entries already sent may have changed; export again",
+                        progress.end.last_seq
+                    );
+                    return Some((Ok(progress.finish(Some(reason))), None));
+                }
+                _ => {}
+            }
             if page.entries.is_empty() {
                 if page.pending && progress.held.is_none_or(|since| since.elapsed() < patience) {
                     // Entries held back until lower seqs commit: wait for them.
@@ -168,6 +184,8 @@ async fn export(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>,
 struct Export {
     end: crate::verify::End,
     committed: i64,
+    /// The ladder's amendment generation when the first page was read.
+    amendments: Option<i64>,
     held: Option<std::time::Instant>,
 }
 

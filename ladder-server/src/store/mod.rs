@@ -111,6 +111,11 @@ pub struct JournalPage {
     /// Whether entries after this page exist (the page was cut by `limit`, by size, or
     /// held back): ask again with `after` = the last entry's `seq`.
     pub more: bool,
+    /// The ladder's amendment generation (`ladders.amendments`, bumped by every annulment,
+    /// correction and erasure) in the page's snapshot: an export whose pages see two did not
+    /// read one state of the journal. `None` for pages read newest first.
+    #[serde(skip)]
+    pub amendments: Option<i64>,
 }
 
 /// One line of an ended season's final standings.

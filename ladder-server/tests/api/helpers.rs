@@ -469,7 +469,7 @@ pub fn call(address: &str, method: &str, path: &str, key: Option<&str>, body: Op
 }
 
 /// A chunked body's content.
-fn dechunk(mut rest: &str) -> std::io::Result<String> {
+pub fn dechunk(mut rest: &str) -> std::io::Result<String> {
     let mut out = String::new();
     loop {
         let (size, after) = rest.split_once("\r\n").ok_or_else(|| std::io::Error::other("a chunk without its size line"))?;

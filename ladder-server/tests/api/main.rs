@@ -21,6 +21,7 @@ mod cdp;
 mod chain;
 mod connections;
 mod console;
+mod export;
 mod faults;
 mod helpers;
 mod hostile_ids;

@@ -38,9 +38,8 @@ fn progress(app: &TestApp) -> (Option<i64>, bool) {
     let connection = rusqlite::Connection::open_with_flags(helpers::sqlite_file(&app.server.database), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open read-only");
     connection.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
     let rerated: Option<i64> = connection.query_row("SELECT max(rerated) FROM amend_progress", [], |r| r.get(0)).unwrap_or(None);
-    let marked: bool = connection
-        .query_row("SELECT j.annulled FROM journal j JOIN ladders l ON l.id = j.ladder_id WHERE l.name = 'twin' AND j.match_id = 'm0'", [], |r| r.get(0))
-        .expect("m0");
+    let marked: bool =
+        connection.query_row("SELECT j.annulled FROM journal j JOIN ladders l ON l.id = j.ladder_id WHERE l.name = 'twin' AND j.match_id = 'm0'", [], |r| r.get(0)).expect("m0");
     (rerated, marked)
 }
 

@@ -392,6 +392,7 @@ impl LadderStore for PgStore {
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result = async {
+                let amendments: i64 = conn.client.query_one("SELECT amendments FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
                 let rows = conn.client.query(&sizes_statement, &[&ladder.id, &after, &(limit + 1), &kind]).await?;
                 // Entries up to the first one not chained: the chainer hashes only settled
                 // entries, in seq order, so a chained entry has every lower seq committed.
@@ -401,7 +402,7 @@ impl LadderStore for PgStore {
                 let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
                 let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
                 let Some(&(last, _)) = sizes[..fits].last() else {
-                    return Ok(JournalPage { entries: Vec::new(), pending, more: pending });
+                    return Ok(JournalPage { entries: Vec::new(), pending, more: pending, amendments: Some(amendments) });
                 };
                 let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
@@ -421,7 +422,7 @@ impl LadderStore for PgStore {
                         keys: row.get(11),
                     })?);
                 }
-                Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits })
+                Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits, amendments: Some(amendments) })
             }
             .await;
             conn.client.batch_execute("COMMIT").await?;
@@ -456,7 +457,7 @@ impl LadderStore for PgStore {
                 let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
                 let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
                 let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
-                    return Ok(JournalPage { entries: Vec::new(), pending, more: false });
+                    return Ok(JournalPage { entries: Vec::new(), pending, more: false, amendments: None });
                 };
                 let found = conn.client.query(&entries_statement, &[&ladder.id, &oldest, &newest, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
@@ -476,7 +477,7 @@ impl LadderStore for PgStore {
                         keys: row.get(11),
                     })?);
                 }
-                Ok(JournalPage { entries, pending, more: sizes.len() > fits })
+                Ok(JournalPage { entries, pending, more: sizes.len() > fits, amendments: None })
             }
             .await;
             conn.client.batch_execute("COMMIT").await?;

@@ -136,10 +136,13 @@ pub(super) fn read_page(c: &Connection, ladder_id: i64, rebuilding: &mut Rebuild
         let bytes = entries.binary_search_by_key(&seq, |e| e.seq).ok().map_or(0, |i| entries[i].inputs.len() + entries[i].joined.iter().map(String::len).sum::<usize>());
         i64::try_from(bytes + results.len()).unwrap_or(i64::MAX)
     };
-    let results = std::mem::take(&mut changes.results).into_iter().map(|(seq, results)| {
-        let bytes = size(seq, &results);
-        (seq, results, bytes)
-    }).collect();
+    let results = std::mem::take(&mut changes.results)
+        .into_iter()
+        .map(|(seq, results)| {
+            let bytes = size(seq, &results);
+            (seq, results, bytes)
+        })
+        .collect();
     Ok(Some(PageWrite { replayed: entries.len(), results, changes }))
 }
 
@@ -235,7 +238,15 @@ pub(super) fn finish(c: &Connection, ladder_id: i64, rebuilding: &Rebuilding) ->
     let inputs = started.amendment.inputs_json();
     let seq = append_journal(
         c,
-        &NewEntry { ladder: ladder_id, id: &started.entry_id, kind: started.amendment.kind(), inputs: &inputs, time: model::now(), joined: "[]".to_owned(), results: results.clone() },
+        &NewEntry {
+            ladder: ladder_id,
+            id: &started.entry_id,
+            kind: started.amendment.kind(),
+            inputs: &inputs,
+            time: model::now(),
+            joined: "[]".to_owned(),
+            results: results.clone(),
+        },
     )?;
     c.prepare_cached("UPDATE journal SET amends = ?2 WHERE seq = ?1")?.execute(params![seq, started.target_seq])?;
     chain_ladder(c, ladder_id)?;

@@ -592,10 +592,11 @@ impl LadderStore for SqliteStore {
                     .collect::<Result<_, _>>()?,
             };
             let pending = event_under_way(c, id)?;
+            let amendments: i64 = c.prepare_cached("SELECT amendments FROM ladders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let Some(&(last, _)) = sizes[..fits].last() else {
-                return Ok(JournalPage { entries: Vec::new(), pending, more: false });
+                return Ok(JournalPage { entries: Vec::new(), pending, more: false, amendments: Some(amendments) });
             };
             let sql =
                 format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
@@ -620,7 +621,7 @@ impl LadderStore for SqliteStore {
             for row in rows {
                 entries.push(journal_entry(row?)?);
             }
-            Ok(JournalPage { entries, pending, more: sizes.len() > fits })
+            Ok(JournalPage { entries, pending, more: sizes.len() > fits, amendments: Some(amendments) })
         }))
     }
 
@@ -645,7 +646,7 @@ impl LadderStore for SqliteStore {
             let asked = sizes.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
             let fits = page_length(&sizes[..asked].iter().map(|(_, b)| *b).collect::<Vec<_>>());
             let (Some(&(newest, _)), Some(&(oldest, _))) = (sizes.first(), sizes[..fits].last()) else {
-                return Ok(JournalPage { entries: Vec::new(), pending, more: false });
+                return Ok(JournalPage { entries: Vec::new(), pending, more: false, amendments: None });
             };
             let sql = format!(
                 "SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq >= ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq DESC"
@@ -671,7 +672,7 @@ impl LadderStore for SqliteStore {
             for row in rows {
                 entries.push(journal_entry(row?)?);
             }
-            Ok(JournalPage { entries, pending, more: sizes.len() > fits })
+            Ok(JournalPage { entries, pending, more: sizes.len() > fits, amendments: None })
         }))
     }
 
