@@ -102,6 +102,9 @@ fn command() -> Command {
                 .arg(Arg::new("journal").long("journal").value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help("an export (GET …/export) instead of a database"))
                 .arg(seconds("pending-timeout", "30", "PostgreSQL: how long to wait for entries held back by a transaction open elsewhere")),
         )
+        .subcommand(database_args(Command::new("scrub").about(
+            "Rewrite the tables that hold player names into fresh storage, so that old row versions (erased names among them) leave the database's files; PostgreSQL locks each table while it is rewritten",
+        )))
         .subcommand(
             Command::new("keys")
                 .about("Create, revoke or list API keys (the database keeps only a hash)")
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
         match matches.subcommand() {
             Some(("serve", args)) => serve(args).await,
             Some(("verify", args)) => verify(args).await,
+            Some(("scrub", args)) => scrub(args).await,
             Some(("keys", keys)) => match keys.subcommand() {
                 Some(("create", args)) => create_key(args).await,
                 Some(("revoke", args)) => revoke_key(args).await,
@@ -298,6 +302,14 @@ fn utc(seconds: f64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rest / 3600, rest % 3600 / 60, rest % 60)
+}
+
+/// `elo-ladder scrub`: see [`ranking_elo_ladder::store::LadderStore::scrub`].
+async fn scrub(args: &ArgMatches) -> Result<(), String> {
+    let store = open(args).await?;
+    let done = store.scrub().await.map_err(|e| format!("scrub: {}", e.message))?;
+    println!("{done}");
+    Ok(())
 }
 
 async fn verify(args: &ArgMatches) -> Result<(), String> {

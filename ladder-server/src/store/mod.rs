@@ -322,6 +322,13 @@ pub trait LadderStore: Send + Sync {
     fn lease_tokens<'a>(&'a self, key: &'a str, rate: f64, burst: f64, want: u32) -> Option<StoreFuture<'a, u32>>;
     /// Whether the database answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
+    /// Rewrites the tables that hold player names into fresh storage, so that old versions
+    /// of rows (an erased name among them) are no longer in the database's files
+    /// (`elo-ladder scrub`); what was done, in words. SQLite: `VACUUM` and the write-ahead log
+    /// truncated (also run after every erasure). PostgreSQL: `VACUUM (FULL)` of the players,
+    /// the journal and the rebuild checkpoints (each table locked while it is rewritten),
+    /// then a `CHECKPOINT` when the role may run one.
+    fn scrub(&self) -> StoreFuture<'_, String>;
     /// Database connections in use now (for metrics).
     fn connections_in_use(&self) -> usize;
 }

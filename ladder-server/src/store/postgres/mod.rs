@@ -40,7 +40,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -48,6 +48,7 @@ const MIGRATIONS: [&str; 7] = [
     include_str!("../../../migrations/postgres/0005_amendments.sql"),
     include_str!("../../../migrations/postgres/0006_chain_2.sql"),
     include_str!("../../../migrations/postgres/0007_checkpoints.sql"),
+    include_str!("../../../migrations/postgres/0008_no_statistics_on_names.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
@@ -940,6 +941,22 @@ impl LadderStore for PgStore {
         Box::pin(async move {
             self.pool().get().await?.client.simple_query("SELECT 1").await?;
             Ok(())
+        })
+    }
+
+    fn scrub(&self) -> StoreFuture<'_, String> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            // (Not in a transaction: VACUUM cannot run in one.)
+            conn.client.batch_execute("VACUUM (FULL) players, journal, rebuild_checkpoints").await?;
+            let checkpoint = match conn.client.batch_execute("CHECKPOINT").await {
+                Ok(()) => "then a CHECKPOINT".to_owned(),
+                Err(error) => format!(
+                    "no CHECKPOINT ({}; the next one PostgreSQL runs itself removes the old files)",
+                    error.as_db_error().map_or_else(|| error.to_string(), |e| e.message().to_owned())
+                ),
+            };
+            Ok(format!("VACUUM (FULL) rewrote the players, the journal and the rebuild checkpoints; {checkpoint}"))
         })
     }
 

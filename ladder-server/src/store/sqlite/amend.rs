@@ -192,7 +192,7 @@ pub(super) fn changed_players(c: &Connection, ladder_id: i64, rebuilding: &Rebui
         let row = player_row(row)?;
         let rebuilt = rebuilding.rebuild.players().get(&row.name).ok_or_else(|| ApiError::internal(format!("player {:?} is not in the journal", row.name)))?;
         if rebuilt.state != row.state || rebuilt.state.rating.to_bits() != row.state.rating.to_bits() {
-            changed.push((row.id, row.name, rebuilt.state.clone()));
+            changed.push((row.id, row.name, rebuilt.state));
         }
     }
     changed.sort_unstable_by(|a, b| a.1.cmp(&b.1));

@@ -1012,6 +1012,14 @@ impl LadderStore for SqliteStore {
         Box::pin(self.read(|c| Ok(c.query_row("SELECT 1", [], |_| Ok(()))?)))
     }
 
+    fn scrub(&self) -> StoreFuture<'_, String> {
+        let path = self.path.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || scrub(&path)).await.map_err(|e| ApiError::internal(e.to_string()))??;
+            Ok("VACUUM rewrote the file and the write-ahead log was truncated".to_owned())
+        })
+    }
+
     fn connections_in_use(&self) -> usize {
         self.busy.load(Ordering::Relaxed)
     }
