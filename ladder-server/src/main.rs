@@ -313,7 +313,6 @@ async fn scrub(args: &ArgMatches) -> Result<(), String> {
 }
 
 async fn verify(args: &ArgMatches) -> Result<(), String> {
-    use ranking_elo_ladder::verify::{Exported, Verifier};
     if let Some(path) = args.get_one::<PathBuf>("journal") {
         let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let line = ranking_elo_ladder::verify::export(std::io::BufReader::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -327,79 +326,116 @@ async fn verify(args: &ArgMatches) -> Result<(), String> {
         return Err(only.map_or_else(|| "the database has no ladder".to_owned(), |name| format!("there is no ladder {name:?}")));
     }
     for summary in ladders {
+        let line = verify_ladder_again_if_amended(&store, &summary, args).await?;
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Waits while a change in steps is under way, then verifies one ladder; again (up to 5
+/// times) when it was amended, or erased from, while it was read: what was read then mixes
+/// two states of the journal, and a mismatch would be no sign of tampering.
+async fn verify_ladder_again_if_amended(store: &Store, summary: &ranking_elo_ladder::store::LadderSummary, args: &ArgMatches) -> Result<String, String> {
+    let patience = duration(args, "pending-timeout");
+    for _ in 0..5 {
         let ladder = store.ladder(&summary.name).await.map_err(|e| e.message)?.ok_or_else(|| format!("ladder {:?} disappeared", summary.name))?;
-        let mut verifier = Verifier::with_derived_rows(&ladder).map_err(|e| e.to_string())?;
-        verifier.history_kept_since(store.history_kept_since(&ladder).await.map_err(|e| e.message)?);
-        let mut after = 0;
-        // Every entry committed now must be verified (entries held back by an open
-        // transaction for over 30 s fail the check instead of being left out).
-        let committed = summary.last_seq;
-        let started = std::time::Instant::now();
-        // The journal to its end, then the players; a ladder that takes reports meanwhile
-        // has moved past the journal read, so its new entries are verified and the players
-        // read again (a few times: a busy ladder's players are then not compared, and the
-        // line says so).
-        let mut players = None;
-        for _ in 0..5 {
-            loop {
-                let page = store.journal(&ladder, after, 1000, None).await.map_err(|e| e.message)?;
-                if page.entries.is_empty() {
-                    if page.pending && started.elapsed() < duration(args, "pending-timeout") {
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                        continue;
-                    }
-                    break;
-                }
-                let from = after;
-                for entry in &page.entries {
-                    after = entry.seq;
-                    let exported: Exported =
-                        serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
-                    verifier.entry(&exported).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
-                }
-                // The page's history lines, as the replay gives them.
-                let lines = store.history_lines(&ladder, from, after).await.map_err(|e| e.message)?;
-                verifier.check_history(&lines).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+        let waiting = std::time::Instant::now();
+        let before = loop {
+            let (generation, under_way) = store.amendment_generation(&ladder).await.map_err(|e| e.message)?;
+            if !under_way {
+                break generation;
             }
-            let read = store.all_players(&ladder).await.map_err(|e| e.message)?;
-            let moved = store.journal(&ladder, after, 1, None).await.map_err(|e| e.message)?;
-            if moved.entries.is_empty() && !moved.pending {
-                players = Some(read);
+            if waiting.elapsed() > patience {
+                return Err(format!("ladder {}: a season end, decay or amendment stayed under way for {} s", ladder.name, patience.as_secs()));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        let result = verify_ladder(store, summary, &ladder, args).await;
+        if store.amendment_generation(&ladder).await.map_err(|e| e.message)? == (before, false) {
+            return result;
+        }
+    }
+    Err(format!("ladder {}: amended while it was verified, 5 times in a row; verify a copy or at a quiet moment", summary.name))
+}
+
+/// Verifies one ladder: its journal, history lines, standings, players and rank counts.
+async fn verify_ladder(
+    store: &Store,
+    summary: &ranking_elo_ladder::store::LadderSummary,
+    ladder: &ranking_elo_ladder::ladder::Ladder,
+    args: &ArgMatches,
+) -> Result<String, String> {
+    use ranking_elo_ladder::verify::{Exported, Verifier};
+    let mut verifier = Verifier::with_derived_rows(ladder).map_err(|e| e.to_string())?;
+    verifier.history_kept_since(store.history_kept_since(ladder).await.map_err(|e| e.message)?);
+    let mut after = 0;
+    // Every entry committed now must be verified (entries held back by an open
+    // transaction for over 30 s fail the check instead of being left out).
+    let committed = summary.last_seq;
+    let started = std::time::Instant::now();
+    // The journal to its end, then the players; a ladder that takes reports meanwhile
+    // has moved past the journal read, so its new entries are verified and the players
+    // read again (a few times: a busy ladder's players are then not compared, and the
+    // line says so).
+    let mut players = None;
+    for _ in 0..5 {
+        loop {
+            let page = store.journal(ladder, after, 1000, None).await.map_err(|e| e.message)?;
+            if page.entries.is_empty() {
+                if page.pending && started.elapsed() < duration(args, "pending-timeout") {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+                break;
+            }
+            let from = after;
+            for entry in &page.entries {
+                after = entry.seq;
+                let exported: Exported =
+                    serde_json::to_string(entry).ok().and_then(|text| serde_json::from_str(&text).ok()).ok_or_else(|| format!("seq {}: cannot read", entry.seq))?;
+                verifier.entry(&exported).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+            }
+            // The page's history lines, as the replay gives them.
+            let lines = store.history_lines(ladder, from, after).await.map_err(|e| e.message)?;
+            verifier.check_history(&lines).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+        }
+        let read = store.all_players(ladder).await.map_err(|e| e.message)?;
+        let moved = store.journal(ladder, after, 1, None).await.map_err(|e| e.message)?;
+        if moved.entries.is_empty() && !moved.pending {
+            players = Some(read);
+            break;
+        }
+    }
+    // Every ended season's kept standings, as the replay gives them.
+    // (Seasons ended after the journal read are for the next verify.)
+    let kept: Vec<i64> = store.seasons(ladder).await.map_err(|e| e.message)?.iter().filter(|s| s.seq <= after).map(|s| s.season).collect();
+    if kept != verifier.seasons() {
+        return Err(format!("ladder {}: the database keeps the standings of seasons {kept:?}; the journal ends seasons {:?}", ladder.name, verifier.seasons()));
+    }
+    for season in kept {
+        let mut standings = Vec::new();
+        loop {
+            let page = store.season_standings(ladder, season, 1000, i64::try_from(standings.len()).unwrap_or(i64::MAX)).await.map_err(|e| e.message)?.unwrap_or_default();
+            let done = page.len() < 1000;
+            standings.extend(page);
+            if done {
                 break;
             }
         }
-        // Every ended season's kept standings, as the replay gives them.
-        // (Seasons ended after the journal read are for the next verify.)
-        let kept: Vec<i64> = store.seasons(&ladder).await.map_err(|e| e.message)?.iter().filter(|s| s.seq <= after).map(|s| s.season).collect();
-        if kept != verifier.seasons() {
-            return Err(format!("ladder {}: the database keeps the standings of seasons {kept:?}; the journal ends seasons {:?}", ladder.name, verifier.seasons()));
-        }
-        for season in kept {
-            let mut standings = Vec::new();
-            loop {
-                let page = store.season_standings(&ladder, season, 1000, i64::try_from(standings.len()).unwrap_or(i64::MAX)).await.map_err(|e| e.message)?.unwrap_or_default();
-                let done = page.len() < 1000;
-                standings.extend(page);
-                if done {
-                    break;
-                }
-            }
-            verifier.check_standings(season, &standings).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
-        }
-        if after < committed {
-            return Err(format!(
-                "ladder {}: the journal could be read through seq {after} only; it reached seq {committed} when verify started (entries held back for {} s by a transaction still open)",
-                ladder.name,
-                duration(args, "pending-timeout").as_secs()
-            ));
-        }
-        let result = verifier.finish(players.as_deref()).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
-        // The rank counts against the players, in one snapshot.
-        if let Some((level, bucket, stored, counted)) = store.rank_mismatches(&ladder).await.map_err(|e| e.message)?.first() {
-            return Err(format!("ladder {}: rank bucket {bucket} (level {level}) counts {stored} players, the ladder has {counted} there", ladder.name));
-        }
-        let unchecked = if players.is_none() { " (players not compared: the ladder kept taking reports; verify a copy or a quiet moment)" } else { "" };
-        println!("{}{unchecked}", result.line(&ladder.name));
+        verifier.check_standings(season, &standings).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
     }
-    Ok(())
+    if after < committed {
+        return Err(format!(
+            "ladder {}: the journal could be read through seq {after} only; it reached seq {committed} when verify started (entries held back for {} s by a transaction still open)",
+            ladder.name,
+            duration(args, "pending-timeout").as_secs()
+        ));
+    }
+    let result = verifier.finish(players.as_deref()).map_err(|e| format!("ladder {}: {e}", ladder.name))?;
+    // The rank counts against the players, in one snapshot.
+    if let Some((level, bucket, stored, counted)) = store.rank_mismatches(ladder).await.map_err(|e| e.message)?.first() {
+        return Err(format!("ladder {}: rank bucket {bucket} (level {level}) counts {stored} players, the ladder has {counted} there", ladder.name));
+    }
+    let unchecked = if players.is_none() { " (players not compared: the ladder kept taking reports; verify a copy or a quiet moment)" } else { "" };
+    Ok(format!("{}{unchecked}", result.line(&ladder.name)))
 }

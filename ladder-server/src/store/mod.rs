@@ -285,6 +285,12 @@ pub trait LadderStore: Send + Sync {
     /// Moves a ladder's next time of `event` from `from` to `to` (no change when another server
     /// moved it already); whether this call moved it.
     fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
+    /// The ladder's amendment generation (`ladders.amendments`, bumped by every annulment,
+    /// correction and erasure once it is committed) and whether a change in steps is under
+    /// way (SQLite: a season end, decay or amendment between its first and last step), in
+    /// one snapshot: `elo-ladder verify`, another process, checks a ladder again when either
+    /// says it moved while it was read.
+    fn amendment_generation<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, (i64, bool)>;
     /// Every player's current state (for `elo-ladder verify`).
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// A ladder's latest rebuild checkpoint ([`crate::checkpoint`]), its amendment

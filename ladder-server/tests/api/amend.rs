@@ -16,7 +16,8 @@ on_both!(
     annulled_and_corrected_matches_rebuild_every_later_state,
     a_zero_sum_ladder_keeps_its_total_through_an_annulment,
     kill_9_during_a_rebuild_leaves_before_or_after,
-    reports_during_a_rebuild_are_applied_after_it
+    reports_during_a_rebuild_are_applied_after_it,
+    verify_beside_amendments_does_not_cry_tampering
 );
 
 fn annul(app: &TestApp, ladder: &str, id: &str, reason: &str) -> (u16, String) {
@@ -198,6 +199,37 @@ fn reports_during_a_rebuild_are_applied_after_it(backend: Backend) {
     assert_eq!(journal.iter().filter(|e| e["id"].as_str().is_some_and(|id| id.starts_with("late"))).count(), sent, "none lost");
     assert!(answer["seq"].as_i64().is_some());
     verify_replay(&app, "busy", RULES);
+}
+
+/// `elo-ladder verify --database`, another process, run again and again while matches are
+/// annulled: what it reads while an amendment rewrites the ladder mixes two
+/// states of the journal, so it checks the ladder again instead of reporting a mismatch.
+fn verify_beside_amendments_does_not_cry_tampering(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("v", RULES);
+    grown(&app, "v", 400);
+    let done = Arc::new(AtomicBool::new(false));
+    let verifier = {
+        let (database, done) = (app.server.database.clone(), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut runs = Vec::new();
+            while !done.load(Ordering::SeqCst) || runs.len() < 3 {
+                let output = std::process::Command::new(helpers::binary()).args(["verify", "--database", &database, "--ladder", "v"]).output().expect("verify");
+                runs.push((output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))));
+            }
+            runs
+        })
+    };
+    for i in 0..8 {
+        let (status, text) = annul(&app, "v", &format!("g{}-{}", i % 4, i * 3), "cheat");
+        assert_eq!(status, 200, "{text}");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    done.store(true, Ordering::SeqCst);
+    let runs = verifier.join().expect("verifier");
+    let failed: Vec<&String> = runs.iter().filter(|(ok, _)| !ok).map(|(_, said)| said).collect();
+    assert!(failed.is_empty(), "{} of {} verify runs failed beside amendments: {failed:?}", failed.len(), runs.len());
+    verify_replay(&app, "v", RULES);
 }
 
 /// Two servers on PostgreSQL: an annulment through one while reports go to the other end

@@ -786,6 +786,15 @@ impl LadderStore for PgStore {
         })
     }
 
+    fn amendment_generation<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, (i64, bool)> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            // (An amendment or event is one transaction here: never seen half done.)
+            let generation: i64 = conn.client.query_one("SELECT amendments FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
+            Ok((generation, false))
+        })
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<crate::model::PlayerView>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;

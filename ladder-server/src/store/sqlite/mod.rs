@@ -915,6 +915,16 @@ impl LadderStore for SqliteStore {
         }))
     }
 
+    fn amendment_generation<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, (i64, bool)> {
+        let ladder_id = ladder.id;
+        Box::pin(self.read_ladder(ladder_id, move |c| {
+            Ok(c.prepare_cached(
+                "SELECT amendments, EXISTS (SELECT 1 FROM event_progress WHERE ladder_id = ?1) OR EXISTS (SELECT 1 FROM amend_progress WHERE ladder_id = ?1) FROM ladders WHERE id = ?1",
+            )?
+            .query_row([ladder_id], |r| Ok((r.get(0)?, r.get(1)?)))?)
+        }))
+    }
+
     fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>> {
         let ladder_id = ladder.id;
         Box::pin(self.read_ladder(ladder_id, move |c| {
