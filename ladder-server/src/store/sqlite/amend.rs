@@ -440,16 +440,25 @@ impl super::SqliteStore {
         let step = self.event_step.max(1);
         let page_length = i64::try_from(step).unwrap_or(i64::MAX);
         let mut rebuilding = self.read(move |c| start_rebuild(c, &ladder, target_seq)).await?;
+        // Each page is read while the one before it is written (what a page writes is
+        // never what the next one reads: entries at or before the page, and their lines).
+        let mut written: Option<PageWrite> = None;
         loop {
-            let (back, page) = self
-                .read(move |c| {
-                    let page = read_page(c, ladder_id, &mut rebuilding, page_length)?;
-                    Ok((rebuilding, page))
-                })
-                .await?;
+            let read = self.read(move |c| {
+                let page = read_page(c, ladder_id, &mut rebuilding, page_length)?;
+                Ok((rebuilding, page))
+            });
+            let (read, write) = match written.take() {
+                Some(page) => tokio::join!(read, self.write(move |c| write_page(c, ladder_id, &page))),
+                None => (read.await, Ok(())),
+            };
+            write?;
+            let (back, page) = read?;
             rebuilding = back;
-            let Some(page) = page else { break };
-            self.write(move |c| write_page(c, ladder_id, &page)).await?;
+            match page {
+                Some(page) => written = Some(page),
+                None => break,
+            }
         }
         let (rebuilding, changed) = self
             .read(move |c| {
