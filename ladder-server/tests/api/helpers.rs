@@ -401,6 +401,13 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// A server on an existing `database` (kept in `dir` for SQLite) with new keys.
+    pub fn on(database: &str, dir: TempDir) -> Self {
+        let server = Server::start(database, 0, 0);
+        let (admin, report, read) = (key(database, "admin", None), key(database, "report", None), key(database, "read", None));
+        Self { server, admin, report, read, _dir: dir }
+    }
+
     pub fn spawn(backend: Backend) -> Self {
         Self::spawn_with(backend, 0)
     }

@@ -36,6 +36,7 @@ mod seasons;
 mod seasons_rules;
 mod staged_amend;
 mod staged_events;
+mod upgrade;
 
 /// The plainest rules: constant K = 32.
 pub const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;
