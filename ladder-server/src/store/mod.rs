@@ -237,45 +237,14 @@ pub struct HistoryLine {
     pub after: f32,
 }
 
-/// What both databases do. Every write is one transaction: committed whole before its
-/// answer, or not at all.
-pub trait LadderStore: Send + Sync {
+/// The ladders resource: rules, next rules, schedules and the scheduled events due.
+pub trait LaddersStore: Send + Sync {
     /// Creates a ladder or compares its rules.
     fn put_ladder<'a>(&'a self, name: &'a str, config_json: &'a str) -> StoreFuture<'a, PutOutcome>;
     /// A ladder by name.
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>>;
-    /// Applies a match exactly once per `(ladder, id)`; returns the 200 body. 409 for an id
-    /// reused with another match, 422 for a match the engine refuses.
-    fn report(&self, ladder: Arc<Ladder>, request: MatchRequest) -> StoreFuture<'_, String>;
-    /// A player's current state and rank.
-    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>>;
-    /// `limit` leaderboard lines from rank `offset + 1`.
-    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>>;
-    /// Journal entries after `after` (of one `kind` when given), in `seq` order: at most
-    /// `limit`, and no more than [`JOURNAL_PAGE_BYTES`] of stored text (at least one entry).
-    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
-    /// Journal entries before `before` (of one `kind` when given), newest first, with the
-    /// same bounds as [`LadderStore::journal`]; `more` says older entries exist, `pending`
-    /// (PostgreSQL) that newer ones below `before` are held back until they are chained.
-    fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
     /// The ladders, or only `only`.
     fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>>;
-    /// A player's journal entries before `before` (all when `None`), newest first, at most
-    /// `limit`; `None` for an unknown player.
-    fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>>;
-    /// Up to `limit` leaderboard lines centred on `player` (fewer at the ends), with exact
-    /// ranks from one snapshot; `None` for an unknown player.
-    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;
-    /// Ends the season (standings kept, then the soft reset) or applies decay, atomically,
-    /// once per id; returns the 200 body.
-    fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String>;
-    /// Annuls or corrects a match: marks it, rebuilds every later state from the journal,
-    /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
-    /// 200 body.
-    fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String>;
-    /// Erases a player's name (see [`crate::erase`]); the pseudonym, or `None` for an
-    /// unknown player.
-    fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>>;
     /// Stores the rules that take effect at the next season end.
     fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()>;
     /// Stores a schedule and its next times.
@@ -285,14 +254,31 @@ pub trait LadderStore: Send + Sync {
     /// Moves a ladder's next time of `event` from `from` to `to` (no change when another server
     /// moved it already); whether this call moved it.
     fn advance<'a>(&'a self, ladder: &'a Ladder, event: crate::events::LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool>;
+}
+
+/// The matches resource: reports, the journal, amendments and what `elo-ladder verify` and
+/// the checkpointer read.
+pub trait MatchesStore: Send + Sync {
+    /// Applies a match exactly once per `(ladder, id)`; returns the 200 body. 409 for an id
+    /// reused with another match, 422 for a match the engine refuses.
+    fn report(&self, ladder: Arc<Ladder>, request: MatchRequest) -> StoreFuture<'_, String>;
+    /// Journal entries after `after` (of one `kind` when given), in `seq` order: at most
+    /// `limit`, and no more than [`JOURNAL_PAGE_BYTES`] of stored text (at least one entry).
+    fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
+    /// Journal entries before `before` (of one `kind` when given), newest first, with the
+    /// same bounds as [`MatchesStore::journal`]; `more` says older entries exist, `pending`
+    /// (PostgreSQL) that newer ones below `before` are held back until they are chained.
+    fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
+    /// Annuls or corrects a match: marks it, rebuilds every later state from the journal,
+    /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
+    /// 200 body.
+    fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String>;
     /// The ladder's amendment generation (`ladders.amendments`, bumped by every annulment,
     /// correction and erasure once it is committed) and whether a change in steps is under
     /// way (SQLite: a season end, decay or amendment between its first and last step), in
     /// one snapshot: `elo-ladder verify`, another process, checks a ladder again when either
     /// says it moved while it was read.
     fn amendment_generation<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, (i64, bool)>;
-    /// Every player's current state (for `elo-ladder verify`).
-    fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// A ladder's latest rebuild checkpoint ([`crate::checkpoint`]), its amendment
     /// generation, and how many chained entries follow it (counted up to `limit`).
     fn rebuild_base<'a>(&'a self, ladder: &'a Ladder, limit: i64) -> StoreFuture<'a, RebuildBase>;
@@ -307,13 +293,43 @@ pub trait LadderStore: Send + Sync {
     /// The stored history lines of the entries with `after < seq <= through` (for
     /// `elo-ladder verify`), in seq order.
     fn history_lines<'a>(&'a self, ladder: &'a Ladder, after: i64, through: i64) -> StoreFuture<'a, Vec<HistoryLine>>;
+}
+
+/// The players resource: players with their ranks, the leaderboard, histories, erasure.
+pub trait PlayersStore: Send + Sync {
+    /// A player's current state and rank.
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>>;
+    /// `limit` leaderboard lines from rank `offset + 1`.
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>>;
+    /// A player's journal entries before `before` (all when `None`), newest first, at most
+    /// `limit`; `None` for an unknown player.
+    fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>>;
+    /// Up to `limit` leaderboard lines centred on `player` (fewer at the ends), with exact
+    /// ranks from one snapshot; `None` for an unknown player.
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;
+    /// Erases a player's name (see [`crate::erase`]); the pseudonym, or `None` for an
+    /// unknown player.
+    fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>>;
+    /// Every player's current state (for `elo-ladder verify`).
+    fn all_players<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<PlayerView>>;
     /// The rank buckets whose stored count differs from the players' ratings (for
     /// `elo-ladder verify`): `(level, bucket, stored, counted)`, at most ten.
     fn rank_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<(i64, i64, i64, i64)>>;
+}
+
+/// Season ends, decay and ended seasons.
+pub trait SeasonsStore: Send + Sync {
+    /// Ends the season (standings kept, then the soft reset) or applies decay, atomically,
+    /// once per id; returns the 200 body.
+    fn ladder_event(&self, ladder: Arc<Ladder>, request: EventRequest) -> StoreFuture<'_, String>;
     /// The ladder's ended seasons, oldest first.
     fn seasons<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<SeasonSummary>>;
     /// A page of an ended season's final standings; `None` for a season that has not ended.
     fn season_standings<'a>(&'a self, ladder: &'a Ladder, season: i64, limit: i64, offset: i64) -> StoreFuture<'a, Option<Vec<StandingView>>>;
+}
+
+/// API keys and their shared request budgets.
+pub trait KeysStore: Send + Sync {
     /// A key's record by its public id.
     fn key<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<KeyRecord>>;
     /// Stores a new key's hash.
@@ -326,6 +342,12 @@ pub trait LadderStore: Send + Sync {
     /// database (a bucket of `burst` tokens refilled at `rate` per second); returns how
     /// many it got. `None` when the store has no shared budget (SQLite: one server).
     fn lease_tokens<'a>(&'a self, key: &'a str, rate: f64, burst: f64, want: u32) -> Option<StoreFuture<'a, u32>>;
+}
+
+/// What both databases do, one trait per resource (each backend implements each in a module
+/// of its own). Every write is one transaction: committed whole before its answer, or not
+/// at all (SQLite's staged season ends and amendments: see their docs).
+pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore {
     /// Whether the database answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Rewrites the tables that hold player names into fresh storage, so that old versions

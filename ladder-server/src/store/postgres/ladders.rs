@@ -1,0 +1,111 @@
+//! PostgreSQL: the ladders resource (rules, next rules, schedules and the scheduled events
+//! due, each moved once across servers).
+
+use super::*;
+
+impl crate::store::LaddersStore for PgStore {
+    fn put_ladder<'a>(&'a self, name: &'a str, config_json: &'a str) -> StoreFuture<'a, PutOutcome> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let inserted = conn
+                .client
+                .execute(
+                    "INSERT INTO ladders (name, config, initial_config, created_at) VALUES ($1, $2, $2, $3) ON CONFLICT (name) DO NOTHING",
+                    &[&name, &config_json, &model::now()],
+                )
+                .await?;
+            if inserted == 1 {
+                return Ok(PutOutcome::Created);
+            }
+            let stored: String = conn.client.query_one("SELECT config FROM ladders WHERE name = $1", &[&name]).await?.get(0);
+            Ok(if canonical_config(&stored_rules(&stored)?) == config_json { PutOutcome::Same } else { PutOutcome::Differs })
+        })
+    }
+
+    fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn.prepare("SELECT id, config, season, initial_config FROM ladders WHERE name = $1").await?;
+            let Some(row) = conn.client.query_opt(&statement, &[&name]).await? else {
+                return Ok(None);
+            };
+            Ok(Some(Ladder::from_row(row.get("id"), name.to_owned(), row.get("config"), row.get("season"), row.get("initial_config"))?))
+        })
+    }
+
+    fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn
+                .prepare(
+                    "SELECT l.name, l.players, l.season, coalesce((SELECT max(j.seq) FROM journal j WHERE j.ladder_id = l.id), 0) AS last_seq, \
+                     l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config \
+                     FROM ladders l WHERE $1::text IS NULL OR l.name = $1 ORDER BY l.name",
+                )
+                .await?;
+            let rows = conn.client.query(&statement, &[&only]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| LadderSummary {
+                    name: r.get("name"),
+                    players: r.get("players"),
+                    season: r.get("season"),
+                    last_seq: r.get("last_seq"),
+                    schedule: ScheduleView { season_end: r.get("schedule_season_end"), decay: r.get("schedule_decay") },
+                    next: NextTimes { season_end: r.get("next_season_end"), decay: r.get("next_decay") },
+                    next_config_json: r.get("next_config"),
+                })
+                .collect())
+        })
+    }
+
+    fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client.execute("UPDATE ladders SET next_config = $2 WHERE id = $1", &[&ladder.id, &config_json]).await?;
+            Ok(())
+        })
+    }
+
+    fn set_schedule<'a>(&'a self, ladder: &'a Ladder, schedule: &'a ScheduleView, next: NextTimes) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client
+                .execute(
+                    "UPDATE ladders SET schedule_season_end = $2, schedule_decay = $3, next_season_end = $4, next_decay = $5 WHERE id = $1",
+                    &[&ladder.id, &schedule.season_end, &schedule.decay, &next.season_end, &next.decay],
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let rows = conn.client.query("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= $1 OR next_decay <= $1", &[&now]).await?;
+            let mut due = Vec::new();
+            for r in rows {
+                let (name, season_end, decay): (String, Option<f64>, Option<f64>) = (r.get(0), r.get(1), r.get(2));
+                if let Some(at) = season_end.filter(|at| *at <= now) {
+                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
+                }
+                if let Some(at) = decay.filter(|at| *at <= now) {
+                    due.push((name, LadderEvent::Decay, at));
+                }
+            }
+            Ok(due)
+        })
+    }
+
+    fn advance<'a>(&'a self, ladder: &'a Ladder, event: LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            let sql = match event {
+                LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = $3 WHERE id = $1 AND next_season_end = $2",
+                LadderEvent::Decay => "UPDATE ladders SET next_decay = $3 WHERE id = $1 AND next_decay = $2",
+            };
+            Ok(conn.client.execute(sql, &[&ladder.id, &from, &to]).await? == 1)
+        })
+    }
+}

@@ -1,0 +1,103 @@
+//! SQLite: the ladders resource (rules, next rules, schedules and the scheduled events due).
+
+use super::*;
+
+impl crate::store::LaddersStore for SqliteStore {
+    fn put_ladder<'a>(&'a self, name: &'a str, config_json: &'a str) -> StoreFuture<'a, PutOutcome> {
+        let (name, config_json) = (name.to_owned(), config_json.to_owned());
+        Box::pin(self.write(move |c| {
+            let existing: Option<String> = c.query_row("SELECT config FROM ladders WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
+            match existing {
+                Some(stored) if canonical_config(&stored_rules(&stored)?) == config_json => Ok(PutOutcome::Same),
+                Some(_) => Ok(PutOutcome::Differs),
+                None => {
+                    c.execute("INSERT INTO ladders (name, config, initial_config, created_at) VALUES (?1, ?2, ?2, ?3)", params![name, config_json, model::now()])?;
+                    Ok(PutOutcome::Created)
+                }
+            }
+        }))
+    }
+
+    fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
+        let name = name.to_owned();
+        Box::pin(self.read(move |c| {
+            let row: Option<(i64, String, i64, Option<String>)> = c
+                .prepare_cached("SELECT id, config, season, initial_config FROM ladders WHERE name = ?1")?
+                .query_row([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .optional()?;
+            row.map(|(id, config_json, season, initial)| Ladder::from_row(id, name, config_json, season, initial)).transpose()
+        }))
+    }
+
+    fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>> {
+        let only = only.map(str::to_owned);
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare_cached(
+                "SELECT l.name, l.players, l.season, coalesce((SELECT j.seq FROM journal j WHERE j.ladder_id = l.id AND j.hash IS NOT NULL ORDER BY j.seq DESC LIMIT 1), 0), \
+                 l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config FROM ladders l \
+                 WHERE ?1 IS NULL OR l.name = ?1 ORDER BY l.name",
+            )?;
+            let rows = statement.query_map(params![only], |r| {
+                Ok(LadderSummary {
+                    name: r.get(0)?,
+                    players: r.get(1)?,
+                    season: r.get(2)?,
+                    last_seq: r.get(3)?,
+                    schedule: ScheduleView { season_end: r.get(4)?, decay: r.get(5)? },
+                    next: NextTimes { season_end: r.get(6)?, decay: r.get(7)? },
+                    next_config_json: r.get(8)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()> {
+        let (id, config_json) = (ladder.id, config_json.to_owned());
+        // After a season end under way, which brings in the next rules it found.
+        Box::pin(self.write_ladder(id, move |c| {
+            c.execute("UPDATE ladders SET next_config = ?2 WHERE id = ?1", params![id, config_json])?;
+            Ok(())
+        }))
+    }
+
+    fn set_schedule<'a>(&'a self, ladder: &'a Ladder, schedule: &'a ScheduleView, next: NextTimes) -> StoreFuture<'a, ()> {
+        let (id, schedule) = (ladder.id, schedule.clone());
+        Box::pin(self.write(move |c| {
+            c.execute(
+                "UPDATE ladders SET schedule_season_end = ?2, schedule_decay = ?3, next_season_end = ?4, next_decay = ?5 WHERE id = ?1",
+                params![id, schedule.season_end, schedule.decay, next.season_end, next.decay],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
+        Box::pin(self.read(move |c| {
+            let mut statement = c.prepare_cached("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= ?1 OR next_decay <= ?1")?;
+            let rows = statement.query_map([now], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?, r.get::<_, Option<f64>>(2)?)))?;
+            let mut due = Vec::new();
+            for row in rows {
+                let (name, season_end, decay) = row?;
+                if let Some(at) = season_end.filter(|at| *at <= now) {
+                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
+                }
+                if let Some(at) = decay.filter(|at| *at <= now) {
+                    due.push((name, LadderEvent::Decay, at));
+                }
+            }
+            Ok(due)
+        }))
+    }
+
+    fn advance<'a>(&'a self, ladder: &'a Ladder, event: LadderEvent, from: f64, to: Option<f64>) -> StoreFuture<'a, bool> {
+        let id = ladder.id;
+        Box::pin(self.write(move |c| {
+            let sql = match event {
+                LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = ?3 WHERE id = ?1 AND next_season_end = ?2",
+                LadderEvent::Decay => "UPDATE ladders SET next_decay = ?3 WHERE id = ?1 AND next_decay = ?2",
+            };
+            Ok(c.execute(sql, params![id, from, to])? == 1)
+        }))
+    }
+}
