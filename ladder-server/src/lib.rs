@@ -31,6 +31,7 @@ pub mod schedule;
 pub mod serve;
 pub mod store;
 pub mod telemetry;
+pub mod tokens;
 pub mod verify;
 
 use std::future::Future;

@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use ranking_elo_ladder::keys::{self, Scope};
 use ranking_elo_ladder::store::database_url::{PasswordSources, DEFAULT_MAX_CONNECTIONS};
 use ranking_elo_ladder::telemetry::{self, LogFormat};
+use ranking_elo_ladder::tokens::TokenOptions;
 use ranking_elo_ladder::{ApiSettings, AppState, ConnectionLimits, DatabaseUrl, Store};
 
 const DEFAULT_DATABASE: &str = "sqlite://ladder.db";
@@ -35,6 +36,10 @@ fn database_args(command: Command) -> Command {
 
 fn seconds(name: &'static str, default: &'static str, help: &'static str) -> Arg {
     Arg::new(name).long(name).value_name("SECONDS").default_value(default).value_parser(clap::value_parser!(u64).range(1..)).help(help)
+}
+
+fn path_arg(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help(help)
 }
 
 fn count(name: &'static str, default: &'static str, help: &'static str) -> Arg {
@@ -64,6 +69,15 @@ fn command() -> Command {
                 .arg(seconds("request-timeout", "60", "a request not answered within this gets 503 (its work goes on; retry with the same id)"))
                 .arg(seconds("shutdown-grace", "10", "on SIGTERM, how long requests in flight may finish"))
                 .arg(seconds("pending-timeout", "30", "PostgreSQL: how long an export waits for entries held back by a transaction open elsewhere"))
+                .arg(path_arg("jwt-secret-file", "player tokens: an HS256 secret shared with the identity provider (the file's bytes, trailing whitespace ignored; 32 bytes at least)"))
+                .arg(path_arg("jwt-jwks", "player tokens: the identity provider's public keys as a JSON Web Key Set (RSA, P-256, Ed25519; each token's kid picks one)"))
+                .arg(
+                    path_arg("jwt-public-key", "player tokens: a PEM public key (RSA, P-256, Ed25519) whose kid is the file's name without its extension; repeat for several")
+                        .action(ArgAction::Append),
+                )
+                .arg(Arg::new("jwt-issuer").long("jwt-issuer").value_name("ISS").help("player tokens must carry this iss"))
+                .arg(Arg::new("jwt-audience").long("jwt-audience").value_name("AUD").help("player tokens must carry this aud"))
+                .arg(Arg::new("jwt-player-claim").long("jwt-player-claim").value_name("CLAIM").default_value("sub").help("the token claim that names the player"))
                 .arg(
                     Arg::new("checkpoint-every")
                         .long("checkpoint-every")
@@ -106,6 +120,18 @@ fn command() -> Command {
             "Rewrite the tables that hold player names into fresh storage, so that old row versions (erased names among them) leave the database's files; PostgreSQL locks each table while it is rewritten",
         )))
         .subcommand(
+            Command::new("tokens").about("Player tokens (JWT) for tests and tools; a studio's identity provider issues the real ones").subcommand_required(true).subcommand(
+                Command::new("mint")
+                    .about("Print an HS256 player token signed with a secret file (as serve --jwt-secret-file reads it)")
+                    .arg(path_arg("secret-file", "the HS256 secret").required(true))
+                    .arg(Arg::new("player").long("player").value_name("NAME").required(true).help("the player (the sub claim)"))
+                    .arg(Arg::new("ttl").long("ttl").value_name("SECONDS").value_parser(clap::value_parser!(u64).range(1..=31_536_000)).default_value("3600").help("seconds until it expires"))
+                    .arg(Arg::new("issuer").long("issuer").value_name("ISS").help("the iss claim"))
+                    .arg(Arg::new("audience").long("audience").value_name("AUD").help("the aud claim"))
+                    .arg(Arg::new("kid").long("kid").value_name("KID").help("the header's kid")),
+            ),
+        )
+        .subcommand(
             Command::new("keys")
                 .about("Create, revoke or list API keys (the database keeps only a hash)")
                 .subcommand_required(true)
@@ -136,6 +162,10 @@ fn main() -> ExitCode {
             Some(("serve", args)) => serve(args).await,
             Some(("verify", args)) => verify(args).await,
             Some(("scrub", args)) => scrub(args).await,
+            Some(("tokens", tokens)) => match tokens.subcommand() {
+                Some(("mint", args)) => mint_token(args),
+                _ => Err("elo-ladder tokens mint (see --help)".to_owned()),
+            },
             Some(("keys", keys)) => match keys.subcommand() {
                 Some(("create", args)) => create_key(args).await,
                 Some(("revoke", args)) => revoke_key(args).await,
@@ -217,6 +247,15 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
         body_timeout: duration(args, "body-timeout"),
         cors_origins: args.get_many::<String>("cors-origin").map(|v| v.cloned().collect()).unwrap_or_default(),
         pending_timeout: duration(args, "pending-timeout"),
+        tokens: ranking_elo_ladder::tokens::Tokens::load(&TokenOptions {
+            secret_file: args.get_one::<PathBuf>("jwt-secret-file").cloned(),
+            jwks_file: args.get_one::<PathBuf>("jwt-jwks").cloned(),
+            public_key_files: args.get_many::<PathBuf>("jwt-public-key").map(|v| v.cloned().collect()).unwrap_or_default(),
+            issuer: args.get_one::<String>("jwt-issuer").cloned(),
+            audience: args.get_one::<String>("jwt-audience").cloned(),
+            player_claim: args.get_one::<String>("jwt-player-claim").cloned(),
+        })?
+        .map(std::sync::Arc::new),
     };
     let limits = ConnectionLimits {
         max_connections: number(args, "max-connections") as usize,
@@ -302,6 +341,17 @@ fn utc(seconds: f64) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rest / 3600, rest % 3600 / 60, rest % 60)
+}
+
+/// `elo-ladder tokens mint`: prints an HS256 player token.
+fn mint_token(args: &ArgMatches) -> Result<(), String> {
+    let secret = ranking_elo_ladder::tokens::read_secret(args.get_one::<PathBuf>("secret-file").ok_or("--secret-file")?)?;
+    let player = text(args, "player");
+    ranking_elo_ladder::model::check_name(player, "player").map_err(|e| e.message)?;
+    let ttl = args.get_one::<u64>("ttl").copied().unwrap_or(3600);
+    let get = |name: &str| args.get_one::<String>(name).map(String::as_str);
+    println!("{}", ranking_elo_ladder::tokens::mint(&secret, player, ttl, get("issuer"), get("audience"), get("kid"))?);
+    Ok(())
 }
 
 /// `elo-ladder scrub`: see [`ranking_elo_ladder::store::LadderStore::scrub`].

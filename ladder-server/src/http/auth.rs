@@ -2,7 +2,11 @@
 //! request's key for a scope and the ladder in the path, checks the ladder's name and loads
 //! the ladder; [`LadderName`] stops after the name (a ladder being created);
 //! [`KeyAccess`] authorizes a key for routes without a ladder. Each spends one request of
-//! the key's rate; failures count against the client address.
+//! the key's (or player's) rate; failures count against the client address.
+//!
+//! A player token ([`crate::tokens`]) is taken only where the scope is [`Public`]: the
+//! public reads (ladders, leaderboards, players, seasons) and its player's own resources;
+//! every other route answers it 403.
 
 use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr};
@@ -30,8 +34,18 @@ pub const LADDER_CACHE: Duration = Duration::from_secs(5);
 pub trait NeededScope: Send + Sync + 'static {
     /// The scope.
     const SCOPE: Scope;
+    /// Whether a player token is taken.
+    const TOKENS: bool = false;
 }
 
+impl NeededScope for Public {
+    const SCOPE: Scope = Scope::Read;
+    const TOKENS: bool = true;
+}
+
+/// `read` keys, and player tokens: ladders, leaderboards, players, seasons (what a game
+/// client shows).
+pub struct Public;
 /// `read`: players, leaderboards, the journal, seasons.
 pub struct Read;
 /// `report`: matches.
@@ -49,14 +63,38 @@ impl NeededScope for Admin {
     const SCOPE: Scope = Scope::Admin;
 }
 
-/// A key authorized for `S` (no ladder in the path).
+/// Who is calling: a key, or a player's token.
+#[derive(Debug, Clone)]
+pub enum Caller {
+    /// An API key.
+    Key {
+        /// The key's public id.
+        id: String,
+        /// The key's scope.
+        scope: Scope,
+        /// The one ladder the key is limited to, if any.
+        only: Option<String>,
+    },
+    /// A player token, acting as this player.
+    Player(String),
+}
+
+impl Caller {
+    /// Whether the caller may read `player`'s own resources (their history): any key, or
+    /// that player's token.
+    #[must_use]
+    pub fn may_act_for(&self, player: &str) -> bool {
+        match self {
+            Self::Key { .. } => true,
+            Self::Player(name) => name == player,
+        }
+    }
+}
+
+/// A key (or, for [`Public`], a player token) authorized for `S` (no ladder in the path).
 pub struct KeyAccess<S> {
-    /// The key's public id.
-    pub id: String,
-    /// The key's scope (at least `S`).
-    pub scope: Scope,
-    /// The one ladder the key is limited to, if any.
-    pub only: Option<String>,
+    /// Who.
+    pub caller: Caller,
     _scope: PhantomData<S>,
 }
 
@@ -65,6 +103,8 @@ pub struct KeyAccess<S> {
 pub struct LadderName<S> {
     /// The ladder's name.
     pub name: String,
+    /// Who.
+    pub caller: Caller,
     _scope: PhantomData<S>,
 }
 
@@ -72,6 +112,8 @@ pub struct LadderName<S> {
 pub struct LadderAccess<S> {
     /// The ladder.
     pub ladder: Arc<Ladder>,
+    /// Who.
+    pub caller: Caller,
     _scope: PhantomData<S>,
 }
 
@@ -86,17 +128,22 @@ async fn path_ladder(parts: &mut Parts, state: &Arc<AppState>) -> Result<String,
 }
 
 impl AppState {
-    /// Checks the bearer key: known, not revoked, the secret's hash equal (constant time),
-    /// a scope at least `needed`, limited to `ladder` if the key names one; then spends one
-    /// request of the key's rate. Refused addresses are stopped before any lookup. The
-    /// key's id and record.
-    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<(String, KeyRecord), ApiError> {
+    /// Checks the bearer credential: a key known, not revoked, the secret's hash equal
+    /// (constant time), a scope at least `needed`, limited to `ladder` if the key names one;
+    /// or, where `tokens` allows, a player token that verifies ([`crate::tokens`]). Then
+    /// spends one request of the key's (or player's) rate. Refused addresses are stopped
+    /// before any lookup. Who called.
+    async fn authorize(&self, parts: &Parts, needed: Scope, ladder: Option<&str>, tokens: bool) -> Result<Caller, ApiError> {
         let address = client_address(parts);
         self.limits.check_address(address)?;
-        match self.check_key(parts, needed, ladder).await {
-            Ok((id, record)) => {
-                self.limits.spend(self.store.as_ref(), &id).await?;
-                Ok((id, record))
+        match self.check_credential(parts, needed, ladder, tokens).await {
+            Ok(caller) => {
+                let budget = match &caller {
+                    Caller::Key { id, .. } => id.clone(),
+                    Caller::Player(name) => format!("player/{name}"),
+                };
+                self.limits.spend(self.store.as_ref(), &budget).await?;
+                Ok(caller)
             }
             Err(error) => {
                 if matches!(error.status.as_u16(), 401 | 403) {
@@ -107,15 +154,23 @@ impl AppState {
         }
     }
 
-    /// The key's id and record when it may do this (`ladder` `None`: a route without a
+    /// Who the bearer credential is, when it may do this (`ladder` `None`: a route without a
     /// ladder, which any key may use).
-    async fn check_key(&self, parts: &Parts, needed: Scope, ladder: Option<&str>) -> Result<(String, KeyRecord), ApiError> {
+    async fn check_credential(&self, parts: &Parts, needed: Scope, ladder: Option<&str>, tokens: bool) -> Result<Caller, ApiError> {
         let value = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or("");
         // The scheme is case-insensitive (RFC 9110, 11.1).
         let token = match value.split_once(' ') {
             Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
-            _ => return Err(ApiError::unauthorized("send the API key as Authorization: Bearer KEY")),
+            _ => return Err(ApiError::unauthorized("send the API key (or a player token) as Authorization: Bearer KEY")),
         };
+        if crate::tokens::looks_like_token(token) {
+            let verifier = self.settings.tokens.as_ref().ok_or_else(|| ApiError::unauthorized("this server takes no player tokens (it was started without --jwt-… keys)"))?;
+            let player = verifier.player(token)?;
+            if !tokens {
+                return Err(ApiError::forbidden("a player token reads ladders, leaderboards, players and seasons, and acts for its player only; this needs an API key"));
+            }
+            return Ok(Caller::Player(player));
+        }
         let (id, secret) = keys::split(token).ok_or_else(|| ApiError::unauthorized("the API key is malformed"))?;
         let record = self.key_record(id).await?.ok_or_else(|| ApiError::unauthorized("unknown API key"))?;
         if !keys::same_hash(&keys::hash(secret), &record.hash) || record.revoked {
@@ -130,7 +185,7 @@ impl AppState {
                 return Err(ApiError::forbidden(format!("this key is limited to ladder {only:?}")));
             }
         }
-        Ok((id.to_owned(), record))
+        Ok(Caller::Key { id: id.to_owned(), scope, only: record.ladder })
     }
 
     /// A key's record, cached for [`KEY_CACHE`] (unknown ids too, so that guessing them
@@ -166,9 +221,8 @@ impl<S: NeededScope> FromRequestParts<Arc<AppState>> for KeyAccess<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, ApiError> {
-        let (id, record) = state.authorize(parts, S::SCOPE, None).await?;
-        let scope = Scope::parse(&record.scope).map_err(ApiError::internal)?;
-        Ok(Self { id, scope, only: record.ladder, _scope: PhantomData })
+        let caller = state.authorize(parts, S::SCOPE, None, S::TOKENS).await?;
+        Ok(Self { caller, _scope: PhantomData })
     }
 }
 
@@ -177,9 +231,9 @@ impl<S: NeededScope> FromRequestParts<Arc<AppState>> for LadderName<S> {
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, ApiError> {
         let name = path_ladder(parts, state).await?;
-        state.authorize(parts, S::SCOPE, Some(&name)).await?;
+        let caller = state.authorize(parts, S::SCOPE, Some(&name), S::TOKENS).await?;
         check_name(&name, "ladder")?;
-        Ok(Self { name, _scope: PhantomData })
+        Ok(Self { name, caller, _scope: PhantomData })
     }
 }
 
@@ -187,7 +241,7 @@ impl<S: NeededScope> FromRequestParts<Arc<AppState>> for LadderAccess<S> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Self, ApiError> {
-        let LadderName { name, .. } = LadderName::<S>::from_request_parts(parts, state).await?;
-        Ok(Self { ladder: state.ladder(&name).await?, _scope: PhantomData })
+        let LadderName { name, caller, .. } = LadderName::<S>::from_request_parts(parts, state).await?;
+        Ok(Self { ladder: state.ladder(&name).await?, caller, _scope: PhantomData })
     }
 }

@@ -13,7 +13,7 @@ use ranking_elo::team::{TeamRating, TeamSplit};
 use ranking_elo::{Config, Error as EngineError, Rules};
 use serde::Serialize;
 
-use super::auth::{Admin, KeyAccess, LadderAccess, LadderName, Read};
+use super::auth::{Admin, Caller, KeyAccess, LadderAccess, LadderName, Public};
 use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
 use crate::cron::Cron;
@@ -78,9 +78,13 @@ struct Ladders {
 }
 
 /// `GET /v1/ladders`: the ladders the key may see.
-async fn list(State(state): State<Arc<AppState>>, access: KeyAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+async fn list(State(state): State<Arc<AppState>>, access: KeyAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
-    json_ok(&Ladders { ladders: state.store.ladders(access.only.as_deref()).await? })
+    let only = match &access.caller {
+        Caller::Key { only, .. } => only.as_deref(),
+        Caller::Player(_) => None,
+    };
+    json_ok(&Ladders { ladders: state.store.ladders(only).await? })
 }
 
 /// A ladder as `GET /v1/ladders/{ladder}` shows it.
@@ -95,7 +99,7 @@ struct Description<'a> {
     next_rules: Option<&'a serde_json::value::RawValue>,
 }
 
-async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let ladder = &access.ladder;
     let summary =

@@ -57,6 +57,8 @@ pub struct ApiSettings {
     /// How long an export waits for journal entries held back by a transaction still open
     /// elsewhere (PostgreSQL) before it ends, saying so in its end line.
     pub pending_timeout: Duration,
+    /// The player tokens this server takes (`--jwt-…`); none: every token is refused.
+    pub tokens: Option<Arc<crate::tokens::Tokens>>,
 }
 
 impl Default for ApiSettings {
@@ -68,6 +70,7 @@ impl Default for ApiSettings {
             body_timeout: Duration::from_secs(10),
             cors_origins: Vec::new(),
             pending_timeout: Duration::from_secs(30),
+            tokens: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use axum::routing::get;
 use axum::Router;
 use serde::Serialize;
 
-use super::auth::{Admin, LadderAccess, Read};
+use super::auth::{Admin, LadderAccess, Public};
 use super::query::QueryParams;
 use super::{json_ok, AppState};
 use crate::error::ApiError;
@@ -53,11 +53,14 @@ struct History {
     before: Option<i64>,
 }
 
-async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
+async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     let query = query.only(&["before", "limit"])?;
     let before = query.text("before").map(|_| query.number("before", 0, 1..=i64::MAX)).transpose()?;
     let limit = query.number("limit", 20, 1..=1000)?;
     let player = path_player(&params)?;
+    if !access.caller.may_act_for(&player) {
+        return Err(ApiError::forbidden("a player token reads its own player's history only"));
+    }
     let ladder = &access.ladder;
     let entries = state
         .store
@@ -68,7 +71,7 @@ async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Read>,
     json_ok(&History { entries, before })
 }
 
-async fn player(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
+async fn player(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     let player = path_player(&params)?;
     let ladder = &access.ladder;
@@ -82,7 +85,7 @@ struct Entries<T> {
     entries: Vec<T>,
 }
 
-async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
     let query = query.only(&["limit", "offset", "around"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
     let entries: Vec<BoardEntry> = match query.text("around") {

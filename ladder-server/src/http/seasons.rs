@@ -13,7 +13,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde::Serialize;
 
-use super::auth::{Admin, LadderAccess, Read};
+use super::auth::{Admin, LadderAccess, Public};
 use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
 use crate::error::ApiError;
@@ -57,7 +57,7 @@ struct Seasons {
     seasons: Vec<SeasonSummary>,
 }
 
-async fn seasons(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams) -> Result<Response, ApiError> {
+async fn seasons(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
     query.only(&[])?;
     json_ok(&Seasons { seasons: state.store.seasons(&access.ladder).await? })
 }
@@ -69,7 +69,7 @@ struct Standings {
     entries: Vec<StandingView>,
 }
 
-async fn standings(State(state): State<Arc<AppState>>, access: LadderAccess<Read>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
+async fn standings(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     let query = query.only(&["limit", "offset"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
     let offset = query.number("offset", 0, 0..=100_000_000)?;

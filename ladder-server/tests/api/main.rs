@@ -36,6 +36,7 @@ mod seasons;
 mod seasons_rules;
 mod staged_amend;
 mod staged_events;
+mod tokens;
 mod upgrade;
 
 /// The plainest rules: constant K = 32.
