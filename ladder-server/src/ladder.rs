@@ -22,6 +22,41 @@ pub struct Ladder {
     pub season: i64,
     /// The first season's rules (a replay starts with them).
     pub initial_config_json: String,
+    /// The server-side options (`PUT …/options`).
+    pub options: LadderOptions,
+}
+
+/// A ladder's server-side options, which the engine's rules do not cover:
+/// `PUT /v1/ladders/{ladder}/options` replaces them, `GET /v1/ladders/{ladder}` shows them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LadderOptions {
+    /// Whether a player token may read other players' histories (by default it reads its own
+    /// player's only; keys read every history).
+    #[serde(default)]
+    pub public_histories: bool,
+}
+
+impl LadderOptions {
+    /// Options from a request body.
+    ///
+    /// # Errors
+    /// 400 naming the field that is unknown or of the wrong type.
+    pub fn from_body(body: &[u8]) -> Result<Self, ApiError> {
+        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories)"));
+        // (An object only: serde would also read a struct from an array.)
+        let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| refuse(e.to_string()))?;
+        if !value.is_object() {
+            return Err(refuse("not an object".to_owned()));
+        }
+        serde_json::from_value(value).map_err(|e| refuse(e.to_string()))
+    }
+
+    /// The stored JSON.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
 }
 
 impl Ladder {
@@ -32,7 +67,16 @@ impl Ladder {
     pub fn from_row(id: i64, name: String, config_json: String, season: i64, initial_config_json: Option<String>) -> Result<Self, ApiError> {
         let rules = stored_rules(&config_json)?;
         let initial_config_json = initial_config_json.unwrap_or_else(|| config_json.clone());
-        Ok(Self { id, name, rules, config_json, season, initial_config_json })
+        Ok(Self { id, name, rules, config_json, season, initial_config_json, options: LadderOptions::default() })
+    }
+
+    /// The ladder with its stored options.
+    ///
+    /// # Errors
+    /// 500 when the stored text no longer parses.
+    pub fn with_options(mut self, stored: &str) -> Result<Self, ApiError> {
+        self.options = serde_json::from_str(stored).map_err(|e| ApiError::internal(format!("stored ladder options: {e}")))?;
+        Ok(self)
     }
 
     /// The first season's rules.

@@ -204,6 +204,14 @@ impl AppState {
         Ok(record)
     }
 
+    /// Drops a ladder from this server's cache (its options changed); other servers read it
+    /// again within [`LADDER_CACHE`].
+    pub fn forget_ladder(&self, name: &str) {
+        if let Ok(mut ladders) = self.ladders.write() {
+            ladders.remove(name);
+        }
+    }
+
     /// A ladder by name (cached for [`LADDER_CACHE`]), or 404.
     pub async fn ladder(&self, name: &str) -> Result<Arc<Ladder>, ApiError> {
         if let Some((ladder, at)) = self.ladders.read().map_err(|_| ApiError::internal("ladder cache poisoned"))?.get(name) {

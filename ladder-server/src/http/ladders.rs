@@ -18,6 +18,7 @@ use super::query::QueryParams;
 use super::{body, detached, json, json_ok, AppState};
 use crate::cron::Cron;
 use crate::error::ApiError;
+use crate::ladder::LadderOptions;
 use crate::store::{canonical_config, LadderSummary, NextTimes, PutOutcome, ScheduleView};
 
 /// The routes.
@@ -27,6 +28,17 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/v1/ladders/{ladder}", put(put_ladder).get(describe))
         .route("/v1/ladders/{ladder}/next-rules", put(put_next_rules))
         .route("/v1/ladders/{ladder}/schedule", put(put_schedule))
+        .route("/v1/ladders/{ladder}/options", put(put_options))
+}
+
+/// `PUT …/options` (admin): the ladder's server-side options, replaced whole
+/// ([`LadderOptions`]); every server sees them within [`super::auth::LADDER_CACHE`].
+async fn put_options(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let options = LadderOptions::from_body(&body(payload)?)?;
+    state.store.set_options(&access.ladder, &options.to_json()).await?;
+    state.forget_ladder(&access.ladder.name);
+    json_ok(&serde_json::json!({ "ladder": access.ladder.name, "options": options }))
 }
 
 /// The configuration in a body: 400 for unreadable JSON, 422 for rules the engine or the API
@@ -97,6 +109,8 @@ struct Description<'a> {
     rules: &'a serde_json::value::RawValue,
     /// The rules from the next season end on, if set.
     next_rules: Option<&'a serde_json::value::RawValue>,
+    /// The server-side options.
+    options: &'a LadderOptions,
 }
 
 async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
@@ -109,7 +123,7 @@ async fn describe(State(state): State<Arc<AppState>>, access: LadderAccess<Publi
     let raw = |text: &str| serde_json::value::RawValue::from_string(text.to_owned()).map_err(|e| ApiError::internal(format!("stored configuration: {e}")));
     let rules = raw(&fresh.config_json)?;
     let next_rules = summary.next_config_json.as_deref().map(raw).transpose()?;
-    json_ok(&Description { summary: &summary, rules: &rules, next_rules: next_rules.as_deref() })
+    json_ok(&Description { summary: &summary, rules: &rules, next_rules: next_rules.as_deref(), options: &fresh.options })
 }
 
 /// Rules the API can serve: a report carries no member weights, so team rules that need

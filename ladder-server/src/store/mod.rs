@@ -245,6 +245,9 @@ pub trait LaddersStore: Send + Sync {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>>;
     /// The ladders, or only `only`.
     fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>>;
+    /// Stores the ladder's server-side options (canonical JSON of
+    /// [`crate::ladder::LadderOptions`]).
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()>;
     /// Stores the rules that take effect at the next season end.
     fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()>;
     /// Stores a schedule and its next times.

@@ -133,6 +133,20 @@ fn a_player_token_reads_as_its_player_and_nothing_more(backend: Backend) {
         }
     }
     assert_eq!(helpers::journal(&app, "l").len(), 1, "nothing written");
+    // Others' histories, once an admin makes them public on the ladder (this server sees the
+    // option at once; others within the ladder cache's 5 s).
+    let token = hs256(&claims("alice"));
+    for (body, status, says) in [(r#"{"public_history":true}"#, 400, "public_history"), (r#"{"public_histories":"yes"}"#, 400, "public_histories"), ("[]", 400, "options")] {
+        let (got, text) = app.call("PUT", "/v1/ladders/l/options", &app.admin, Some(body));
+        assert!(got == status && text.contains(says), "{body}: {got} {text}");
+    }
+    assert_eq!(app.call("PUT", "/v1/ladders/l/options", &app.read, Some(r#"{"public_histories":true}"#)).0, 403);
+    assert_eq!(call(&app.server.address, "PUT", "/v1/ladders/l/options", Some(&token), Some(r#"{"public_histories":true}"#)).unwrap().0, 403);
+    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": false}));
+    app.ok("PUT", "/v1/ladders/l/options", &app.admin, Some(r#"{"public_histories":true}"#));
+    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": true}));
+    let (status, text) = get(&app, "/v1/ladders/l/players/bob/matches", &token);
+    assert_eq!(status, 200, "{text}");
 }
 
 fn forged_and_misused_tokens_are_refused_and_counted(backend: Backend) {

@@ -25,11 +25,11 @@ impl crate::store::LaddersStore for PgStore {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            let statement = conn.prepare("SELECT id, config, season, initial_config FROM ladders WHERE name = $1").await?;
+            let statement = conn.prepare("SELECT id, config, season, initial_config, options FROM ladders WHERE name = $1").await?;
             let Some(row) = conn.client.query_opt(&statement, &[&name]).await? else {
                 return Ok(None);
             };
-            Ok(Some(Ladder::from_row(row.get("id"), name.to_owned(), row.get("config"), row.get("season"), row.get("initial_config"))?))
+            Ok(Some(Ladder::from_row(row.get("id"), name.to_owned(), row.get("config"), row.get("season"), row.get("initial_config"))?.with_options(row.get("options"))?))
         })
     }
 
@@ -56,6 +56,14 @@ impl crate::store::LaddersStore for PgStore {
                     next_config_json: r.get("next_config"),
                 })
                 .collect())
+        })
+    }
+
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let conn = self.pool().get().await?;
+            conn.client.execute("UPDATE ladders SET options = $2 WHERE id = $1", &[&ladder.id, &options_json]).await?;
+            Ok(())
         })
     }
 

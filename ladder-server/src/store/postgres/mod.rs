@@ -44,7 +44,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -53,6 +53,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("../../../migrations/postgres/0006_chain_2.sql"),
     include_str!("../../../migrations/postgres/0007_checkpoints.sql"),
     include_str!("../../../migrations/postgres/0008_no_statistics_on_names.sql"),
+    include_str!("../../../migrations/postgres/0009_ladder_options.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every

@@ -21,11 +21,11 @@ impl crate::store::LaddersStore for SqliteStore {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>> {
         let name = name.to_owned();
         Box::pin(self.read(move |c| {
-            let row: Option<(i64, String, i64, Option<String>)> = c
-                .prepare_cached("SELECT id, config, season, initial_config FROM ladders WHERE name = ?1")?
-                .query_row([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            let row: Option<(i64, String, i64, Option<String>, String)> = c
+                .prepare_cached("SELECT id, config, season, initial_config, options FROM ladders WHERE name = ?1")?
+                .query_row([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
                 .optional()?;
-            row.map(|(id, config_json, season, initial)| Ladder::from_row(id, name, config_json, season, initial)).transpose()
+            row.map(|(id, config_json, season, initial, options)| Ladder::from_row(id, name, config_json, season, initial)?.with_options(&options)).transpose()
         }))
     }
 
@@ -49,6 +49,14 @@ impl crate::store::LaddersStore for SqliteStore {
                 })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
+        }))
+    }
+
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()> {
+        let (id, options_json) = (ladder.id, options_json.to_owned());
+        Box::pin(self.write(move |c| {
+            c.execute("UPDATE ladders SET options = ?2 WHERE id = ?1", params![id, options_json])?;
+            Ok(())
         }))
     }
 

@@ -41,7 +41,7 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -50,6 +50,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("../../../migrations/sqlite/0006_chain_2.sql"),
     include_str!("../../../migrations/sqlite/0007_checkpoints.sql"),
     include_str!("../../../migrations/sqlite/0008_amend_progress.sql"),
+    include_str!("../../../migrations/sqlite/0009_ladder_options.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
