@@ -71,8 +71,8 @@ fn create_key(database: &str, scope: &str) -> Result<String, String> {
 }
 
 /// Builds `elo-ladder`, starts it on a fresh SQLite database with an admin, a report and a
-/// read key, and names them to the C# tests (`ELO_LADDER_URL`, `ELO_LADDER_*_KEY`, inherited
-/// by the NUnit run). `ELO_LADDER_BIN` names the binary itself: the timeout and retry tests
+/// read key and a player token, and names them to the C# tests (`ELO_LADDER_URL`,
+/// `ELO_LADDER_*_KEY`, `ELO_LADDER_PLAYER_TOKEN`, inherited by the NUnit run). `ELO_LADDER_BIN` names the binary itself: the timeout and retry tests
 /// start servers of their own with it, which they stop (`SIGSTOP`), kill and restart.
 pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     // The suite's own profile (release without LTO): the Rust tests have built it already.
@@ -86,9 +86,25 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     for (variable, scope) in keys {
         created.push((variable, create_key(&database, scope)?));
     }
+    // Player tokens signed with a secret of this run: the C# tests act as player
+    // `cs-token-player` with one (ELO_LADDER_PLAYER_TOKEN), as a game client would.
+    let secret = dir.join("jwt-secret");
+    // (A secret of this run only, from the standard library's randomly seeded hasher.)
+    let random = std::collections::hash_map::RandomState::new();
+    let words: String = (0..4u8).map(|i| format!("{:016x}", std::hash::BuildHasher::hash_one(&random, i))).collect();
+    std::fs::write(&secret, words).map_err(|e| e.to_string())?;
+    let secret = secret.display().to_string();
+    let minted = Command::new(elo_ladder())
+        .args(["tokens", "mint", "--secret-file", &secret, "--player", "cs-token-player", "--ttl", "86400"])
+        .output()
+        .map_err(|e| format!("elo-ladder tokens mint: {e}"))?;
+    if !minted.status.success() {
+        return Err(format!("elo-ladder tokens mint: {}", String::from_utf8_lossy(&minted.stderr)));
+    }
+    created.push(("ELO_LADDER_PLAYER_TOKEN", String::from_utf8_lossy(&minted.stdout).trim().to_owned()));
     println!("==> elo-ladder serve for the C# client tests ({database})");
     let mut child = Command::new(elo_ladder())
-        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0", "--auth-failure-limit", "0"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0", "--auth-failure-limit", "0", "--jwt-secret-file", &secret])
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("elo-ladder serve: {e}"))?;

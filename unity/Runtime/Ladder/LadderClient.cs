@@ -45,7 +45,9 @@ namespace RankingElo.Ladder
 
         /// <summary>A client of the server at <paramref name="baseUrl"/> using <paramref name="apiKey"/>.</summary>
         /// <param name="baseUrl">The server, e.g. <c>https://ladder.example.com</c> (no trailing path).</param>
-        /// <param name="apiKey">An API key from <c>elo-ladder keys create</c>.</param>
+        /// <param name="apiKey">An API key from <c>elo-ladder keys create</c>, or the player's token
+        /// (a JWT from the studio's identity provider, when the server takes them: a token reads
+        /// ladders, leaderboards, players, seasons and its own player's history).</param>
         public LadderClient(string baseUrl, string apiKey)
         {
             if (string.IsNullOrEmpty(baseUrl))
