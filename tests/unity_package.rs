@@ -117,6 +117,21 @@ fn manifest_is_a_valid_upm_package() {
     for section in ["## Getting started", "## Rules in the Inspector", "## Pools", "## Matchmaking", "## Burst", "## Platforms", "device"] {
         assert!(manual.contains(section), "the manual has no {section:?}");
     }
+    // A package installed from a git URL or a tarball has no folder around it: no link may
+    // leave the package.
+    assert!(!manual.contains("](../"), "the manual links outside the package (use the repository's URL)");
+    // No code in the manual blocks on a task: inside Unity, LadderClient's calls complete
+    // on the main thread, so blocking there freezes the Editor.
+    let mut in_code = false;
+    for (number, line) in manual.lines().enumerate() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        } else if in_code {
+            for blocking in [".GetAwaiter().GetResult()", ".Result;", ".Wait()"] {
+                assert!(!line.contains(blocking), "Documentation~/index.md:{}: code blocks on a task ({blocking}): {line}", number + 1);
+            }
+        }
+    }
 }
 
 #[test]
