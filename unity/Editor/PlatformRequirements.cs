@@ -1,3 +1,4 @@
+using System;
 using UnityEditor;
 using UnityEditor.Build;
 using UnityEditor.Build.Reporting;
@@ -66,17 +67,26 @@ namespace RankingElo.Editor
         /// <returns>A message naming the requirement, or null.</returns>
         internal static string Problem(BuildTarget target)
         {
-            // By name: BuildTarget.VisionOS does not exist in every Editor the package supports.
+            // By name: BuildTarget.VisionOS and the consoles' targets do not exist in every
+            // Editor the package supports.
             string name = target.ToString();
             if (name == "tvOS" || name == "VisionOS")
             {
                 return "Ranking ELO has no " + (name == "tvOS" ? "tvOS" : "visionOS")
-                    + " binary (its iOS library is built for iOS only and would not link); it ships native code for Windows (x64, Arm64), macOS, Linux, Android, iOS and the Web.";
+                    + " binary (its iOS library is built for iOS only and would not link); it ships native code for " + Shipped + ".";
+            }
+            if (Array.IndexOf(Served, name) < 0)
+            {
+                // Universal Windows Platform, the consoles and any other target: no binary, so
+                // the build would succeed and the first call throw DllNotFoundException.
+                return "Ranking ELO has no binary for " + name + " (the first call would throw DllNotFoundException); it ships native code for " + Shipped + ".";
             }
             switch (target)
             {
                 case BuildTarget.StandaloneWindows:
                     return "Ranking ELO has no 32-bit Windows binary: build for Windows 64-bit (x64, or Arm64 with Unity 6).";
+                case BuildTarget.Android:
+                    return AndroidProblem();
                 case BuildTarget.iOS:
                     return IosProblem();
                 case BuildTarget.WebGL:
@@ -84,6 +94,36 @@ namespace RankingElo.Editor
                 default:
                     return null;
             }
+        }
+
+        /// <summary>The platforms the package has binaries for, in words.</summary>
+        private const string Shipped = "Windows (x64, Arm64), macOS, Linux, Android (arm64-v8a, armeabi-v7a, x86_64), iOS and the Web";
+
+        /// <summary>
+        /// The build targets the package has a binary for (or refuses with a reason of their
+        /// own), by name; every other target is refused.
+        /// </summary>
+        private static readonly string[] Served =
+        {
+            "StandaloneWindows64", "StandaloneWindows", "StandaloneOSX", "StandaloneLinux64", "LinuxHeadlessSimulation", "Android", "iOS", "WebGL",
+        };
+
+        /// <summary>
+        /// The Android libraries are for arm64-v8a, armeabi-v7a and x86_64: a build that also
+        /// targets 32-bit x86 (Chrome OS) would throw <c>DllNotFoundException</c> there.
+        /// </summary>
+        private static string AndroidProblem()
+        {
+            // By name: AndroidArchitecture.X86 is not in every Editor the package supports.
+            foreach (string architecture in PlayerSettings.Android.targetArchitectures.ToString().Split(','))
+            {
+                string trimmed = architecture.Trim();
+                if (trimmed == "X86" || trimmed == "All")
+                {
+                    return "Ranking ELO has no 32-bit x86 Android library: untick x86 in Player Settings > Android > Other Settings > Target Architectures (arm64-v8a, armeabi-v7a and x86_64 are shipped).";
+                }
+            }
+            return null;
         }
 
         /// <summary>
