@@ -58,6 +58,8 @@ namespace RankingElo
         // every Editor that opens a project with a rules asset. It only marks the message stale.
         private void OnValidate()
         {
+            // A curve chosen in the Inspector starts from its own default parameter.
+            Settings.ExpectedScore.FollowKind();
             validated = false;
         }
     }

@@ -21,18 +21,59 @@ namespace RankingElo
     [Serializable]
     public sealed class ExpectedScoreModel
     {
+        [Tooltip("The curve: Logistic (parameter c, 400 in chess), Linear (parameter k, the slope per rating point) or Normal (parameter beta, each player's performance spread). Changing it in the Inspector sets the new curve's default parameter.")]
         [SerializeField] private ExpectedScoreKind kind;
+        [Tooltip("The curve's parameter: c for Logistic (rating difference that multiplies the odds by ten), k for Linear (slope per rating point), beta for Normal (performance spread).")]
         [SerializeField] private double parameter = 400;
+        // The curve the parameter was set for: when the Inspector changes the curve, the
+        // parameter becomes the new curve's default (400 is a logistic scale, no linear slope).
+        // -1 in an asset saved before this field: its parameter is kept.
+        [SerializeField] private int parameterKind = -1;
 
         /// <summary>The classic Elo curve with c = 400.</summary>
         public ExpectedScoreModel()
         {
+            parameterKind = (int)ExpectedScoreKind.Logistic;
         }
 
         private ExpectedScoreModel(ExpectedScoreKind kind, double parameter)
         {
             this.kind = kind;
             this.parameter = parameter;
+            parameterKind = (int)kind;
+        }
+
+        /// <summary>A curve's default parameter: c = 400 (logistic), k = 0.001 (linear), beta = 200 (normal).</summary>
+        /// <param name="kind">The curve.</param>
+        /// <returns>The parameter the curve's factory method uses by default.</returns>
+        public static double DefaultParameter(ExpectedScoreKind kind)
+        {
+            if (kind == ExpectedScoreKind.Linear)
+            {
+                return 0.001;
+            }
+            return kind == ExpectedScoreKind.Normal ? 200 : 400;
+        }
+
+        /// <summary>
+        /// After the curve was changed in place (the Inspector writes the serialized field):
+        /// gives the new curve its default parameter, since the old curve's makes no sense for
+        /// it. The rules asset calls it after each edit.
+        /// </summary>
+        /// <returns>Whether the parameter was reset.</returns>
+        internal bool FollowKind()
+        {
+            if (parameterKind == (int)kind)
+            {
+                return false;
+            }
+            bool changed = parameterKind >= 0;
+            if (changed)
+            {
+                parameter = DefaultParameter(kind);
+            }
+            parameterKind = (int)kind;
+            return changed;
         }
 
         /// <summary>The curve.</summary>
@@ -411,28 +452,51 @@ namespace RankingElo
     [Serializable]
     public sealed class EloSettings
     {
+        [Tooltip("How the expected score is computed from two ratings: the curve and its parameter.")]
         [SerializeField] private ExpectedScoreModel expectedScore = new ExpectedScoreModel();
+        [Tooltip("Caps the rating difference fed to the expected-score curve (FIDE's 400-point rule).")]
         [SerializeField] private bool capsRatingDifference;
+        [Tooltip("The cap on the rating difference, when capped (FIDE: 400).")]
         [SerializeField] private double maxRatingDifference = 400;
+        [Tooltip("How each player's K (the most a match moves a rating) is chosen: constant, FIDE's tiers, by games or by rating.")]
         [SerializeField] private KPolicy kPolicy = new KPolicy();
+        [Tooltip("Whether each player uses their own K, or both use the average of the two.")]
         [SerializeField] private KCombine kCombine;
+        [Tooltip("Win-streak penalty alpha: a player on a streak of n wins gains less per win (0: none).")]
         [SerializeField] private double streakAlpha;
+        [Tooltip("For results given as points: whether the K term scores the points share (default) or the match result.")]
         [SerializeField] private PointsKTerm pointsKTerm;
+        [Tooltip("Score-share bonus L: the winner's share of the points times L, added to the change.")]
         [SerializeField] private double scoreShareBonus;
+        [Tooltip("Victory bonus V, paid on the result (1 a win, 0.5 a draw): ratings creep up by about V per match.")]
         [SerializeField] private double victoryBonus;
+        [Tooltip("How rating changes are rounded (none, or to whole points).")]
         [SerializeField] private Rounding rounding;
+        [Tooltip("Whether ratings have a floor.")]
         [SerializeField] private bool hasMinRating;
+        [Tooltip("The rating floor, when there is one: no rating falls below it.")]
         [SerializeField] private float minRating;
+        [Tooltip("The rating a new player starts with.")]
         [SerializeField] private float initialRating = 1500f;
+        [Tooltip("Leagues, lowest first: each with a name, the rating it starts at and optional K, L and V of its own.")]
         [SerializeField] private List<League> leagues = new List<League>();
+        [Tooltip("Zero-sum pools keep the sum of all ratings at a fixed total.")]
         [SerializeField] private bool zeroSum;
+        [Tooltip("The total a zero-sum pool keeps, when zero-sum is on.")]
         [SerializeField] private double zeroSumTotal;
+        [Tooltip("A team's rating from its members' ratings (team matches).")]
         [SerializeField] private TeamRating teamRating;
+        [Tooltip("How a team's rating change is shared among its members.")]
         [SerializeField] private TeamSplit teamSplit;
+        [Tooltip("What a free-for-all's summed pair terms are divided by.")]
         [SerializeField] private PlacementNormalization placementNormalization;
+        [Tooltip("Points below a league's start before a player is demoted (0: at once).")]
         [SerializeField] private double demotionMargin;
+        [Tooltip("Games after a promotion during which a player cannot be demoted.")]
         [SerializeField] private int protectedGames;
+        [Tooltip("How ratings move toward the anchor at a season's end (the share of the distance kept).")]
         [SerializeField] private SeasonReset seasonReset = new SeasonReset();
+        [Tooltip("Rating decay for players who stop playing: grace days, then points per day.")]
         [SerializeField] private DecaySettings decay = new DecaySettings();
 
         /// <summary>Creates the default settings: logistic (c = 400), K = 32, initial rating 1500.</summary>

@@ -12,5 +12,23 @@ namespace RankingElo
     internal sealed class SerializeFieldAttribute : Attribute
     {
     }
+
+    /// <summary>
+    /// Outside Unity, stands for <c>UnityEngine.TooltipAttribute</c>: the Inspector's hover
+    /// text of a setting.
+    /// </summary>
+    [AttributeUsage(AttributeTargets.Field)]
+    internal sealed class TooltipAttribute : Attribute
+    {
+        /// <summary>The text.</summary>
+        public readonly string tooltip;
+
+        /// <summary>A tooltip.</summary>
+        /// <param name="tooltip">The text.</param>
+        public TooltipAttribute(string tooltip)
+        {
+            this.tooltip = tooltip;
+        }
+    }
 }
 #endif

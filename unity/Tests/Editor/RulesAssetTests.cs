@@ -56,6 +56,39 @@ namespace RankingElo.Tests
             Assert.AreEqual(250.0, ExpectedScoreModel.Normal(250).Parameter);
         }
 
+        /// <summary>
+        /// A curve changed in place, as the Inspector changes it, starts from its own default
+        /// parameter (400 is a logistic scale: as a linear slope per rating point it makes
+        /// every expected score 0 or 1); a curve
+        /// saved before the parameter's curve was kept keeps its parameter.
+        /// </summary>
+        [Test]
+        public void ACurveChangedInTheInspectorGetsItsDefaultParameter()
+        {
+            FieldInfo kind = typeof(ExpectedScoreModel).GetField("kind", BindingFlags.Instance | BindingFlags.NonPublic);
+            FieldInfo parameterKind = typeof(ExpectedScoreModel).GetField("parameterKind", BindingFlags.Instance | BindingFlags.NonPublic);
+            var settings = new EloSettings();
+            kind.SetValue(settings.ExpectedScore, ExpectedScoreKind.Linear);
+            // (A slope of 400 per rating point: every match is decided before it starts.)
+            Assert.AreEqual(400.0, settings.ExpectedScore.Parameter, "the Inspector changes only the curve");
+            Assert.IsTrue(settings.ExpectedScore.FollowKind());
+            Assert.AreEqual(0.001, settings.ExpectedScore.Parameter);
+            Assert.IsNull(settings.Validate(), "the linear default is valid");
+            kind.SetValue(settings.ExpectedScore, ExpectedScoreKind.Normal);
+            Assert.IsTrue(settings.ExpectedScore.FollowKind());
+            Assert.AreEqual(200.0, settings.ExpectedScore.Parameter);
+            Assert.IsFalse(settings.ExpectedScore.FollowKind(), "nothing to follow twice");
+            // An asset saved before: its parameter stays.
+            ExpectedScoreModel old = ExpectedScoreModel.Linear(0.002);
+            parameterKind.SetValue(old, -1);
+            Assert.IsFalse(old.FollowKind());
+            Assert.AreEqual(0.002, old.Parameter);
+            foreach (ExpectedScoreKind each in Enum.GetValues(typeof(ExpectedScoreKind)))
+            {
+                Assert.AreEqual(ExpectedScoreModel.DefaultParameter(each), (each == ExpectedScoreKind.Linear ? ExpectedScoreModel.Linear() : each == ExpectedScoreKind.Normal ? ExpectedScoreModel.Normal() : ExpectedScoreModel.Logistic()).Parameter);
+            }
+        }
+
         /// <summary>Validation gives the engine's own message, naming the setting.</summary>
         [Test]
         public void ValidationUsesTheEnginesMessages()
