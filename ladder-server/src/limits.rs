@@ -135,6 +135,11 @@ impl Limits {
         let rate = f64::from(self.rate);
         let budget = {
             let mut keys = self.keys.lock().map_err(|_| ApiError::internal("limits poisoned"))?;
+            if keys.len() >= MAX_TRACKED {
+                // (One budget per key and per player who sent a token: the idle ones go; a
+                // budget made again starts full, or leases again.)
+                keys.retain(|_, budget| Arc::strong_count(budget) > 1);
+            }
             Arc::clone(keys.entry(id.to_owned()).or_insert_with(|| Arc::new(tokio::sync::Mutex::new(KeyBudget::New))))
         };
         let mut budget = budget.lock().await;

@@ -127,8 +127,7 @@ fn command() -> Command {
                     .arg(Arg::new("player").long("player").value_name("NAME").required(true).help("the player (the sub claim)"))
                     .arg(Arg::new("ttl").long("ttl").value_name("SECONDS").value_parser(clap::value_parser!(u64).range(1..=31_536_000)).default_value("3600").help("seconds until it expires"))
                     .arg(Arg::new("issuer").long("issuer").value_name("ISS").help("the iss claim"))
-                    .arg(Arg::new("audience").long("audience").value_name("AUD").help("the aud claim"))
-                    .arg(Arg::new("kid").long("kid").value_name("KID").help("the header's kid")),
+                    .arg(Arg::new("audience").long("audience").value_name("AUD").help("the aud claim")),
             ),
         )
         .subcommand(
@@ -350,7 +349,7 @@ fn mint_token(args: &ArgMatches) -> Result<(), String> {
     ranking_elo_ladder::model::check_name(player, "player").map_err(|e| e.message)?;
     let ttl = args.get_one::<u64>("ttl").copied().unwrap_or(3600);
     let get = |name: &str| args.get_one::<String>(name).map(String::as_str);
-    println!("{}", ranking_elo_ladder::tokens::mint(&secret, player, ttl, get("issuer"), get("audience"), get("kid"))?);
+    println!("{}", ranking_elo_ladder::tokens::mint(&secret, player, ttl, get("issuer"), get("audience"))?);
     Ok(())
 }
 

@@ -119,11 +119,27 @@ impl Tokens {
         if let Some(path) = &options.jwks_file {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let set: JwkSet = serde_json::from_str(&text).map_err(|e| format!("{}: not a JSON Web Key Set: {e}", path.display()))?;
+            let before = keys.len();
+            let mut skipped = Vec::new();
             for (i, jwk) in set.keys.iter().enumerate() {
                 let describe = |e: String| format!("{}: key {i} ({}): {e}", path.display(), jwk.common.key_id.as_deref().unwrap_or("no kid"));
-                let algorithm = jwk_algorithm(jwk).map_err(describe)?;
-                let key = DecodingKey::from_jwk(jwk).map_err(|e| describe(e.to_string()))?;
-                keys.push(Key { kid: jwk.common.key_id.clone(), key, algorithm });
+                // A provider's set may also publish encryption keys and algorithms this server
+                // does not take: those are skipped (and logged), not fatal at a restart.
+                let usable = if jwk.common.public_key_use == Some(jsonwebtoken::jwk::PublicKeyUse::Encryption) {
+                    Err("an encryption key (use: enc)".to_owned())
+                } else {
+                    jwk_algorithm(jwk).and_then(|algorithm| DecodingKey::from_jwk(jwk).map(|key| (key, algorithm)).map_err(|e| e.to_string()))
+                };
+                match usable {
+                    Ok((key, algorithm)) => keys.push(Key { kid: jwk.common.key_id.clone(), key, algorithm }),
+                    Err(why) => skipped.push(describe(why)),
+                }
+            }
+            for why in &skipped {
+                tracing::warn!(key = %why, "a key of the JSON Web Key Set is not used");
+            }
+            if keys.len() == before {
+                return Err(format!("{}: no signing key this server takes (RSA, P-256, Ed25519){}", path.display(), skipped.first().map(|w| format!("; {w}")).unwrap_or_default()));
             }
         }
         for path in &options.public_key_files {
@@ -204,6 +220,14 @@ impl Tokens {
                 _ => "it is malformed",
             })
         })?;
+        // Claims the library reads leniently: a time that is not a number would skip its
+        // check, and an issuer list would pass if any member matched.
+        if claims.claims.get("nbf").is_some_and(|nbf| !nbf.as_f64().is_some_and(|t| t >= 0.0)) {
+            return Err(refuse("its nbf is not a time (seconds)"));
+        }
+        if self.issuer.is_some() && !claims.claims.get("iss").is_some_and(serde_json::Value::is_string) {
+            return Err(refuse("its issuer (iss) is not this server's"));
+        }
         let player = claims.claims.get(&self.claim).and_then(serde_json::Value::as_str).ok_or_else(|| refuse(&format!("it has no {} claim naming the player", self.claim)))?;
         crate::model::check_name(player, "player").map_err(|e| refuse(&e.message))?;
         Ok(player.to_owned())
@@ -226,12 +250,22 @@ struct MintedClaims<'a> {
 ///
 /// # Errors
 /// Signing failed.
-pub fn mint(secret: &[u8], player: &str, ttl: u64, issuer: Option<&str>, audience: Option<&str>, kid: Option<&str>) -> Result<String, String> {
+pub fn mint(secret: &[u8], player: &str, ttl: u64, issuer: Option<&str>, audience: Option<&str>) -> Result<String, String> {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let mut header = Header::new(Algorithm::HS256);
-    header.kid = kid.map(str::to_owned);
+    // (No kid: the server's secret has none.)
+    let header = Header::new(Algorithm::HS256);
     let claims = MintedClaims { sub: player, iat: now, exp: now.saturating_add(ttl), iss: issuer, aud: audience };
     jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(secret)).map_err(|e| e.to_string())
+}
+
+/// The request budget of a token's player (`player/` and 32 hex digits of the name's
+/// SHA-256): the same on every server, and no name kept in the limits' storage, which an
+/// erasure does not reach.
+#[must_use]
+pub fn budget_key(player: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(player.as_bytes());
+    format!("player/{}", crate::chain::hex(&digest[..16]))
 }
 
 /// Whether a bearer credential has a token's form (three base64url parts), not an API key's.

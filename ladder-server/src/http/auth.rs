@@ -140,7 +140,8 @@ impl AppState {
             Ok(caller) => {
                 let budget = match &caller {
                     Caller::Key { id, .. } => id.clone(),
-                    Caller::Player(name) => format!("player/{name}"),
+                    // (Not the name: a budget row outlives an erasure.)
+                    Caller::Player(name) => crate::tokens::budget_key(name),
                 };
                 self.limits.spend(self.store.as_ref(), &budget).await?;
                 Ok(caller)

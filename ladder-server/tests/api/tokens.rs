@@ -172,6 +172,10 @@ fn forged_and_misused_tokens_are_refused_and_counted(backend: Backend) {
     no_exp.as_object_mut().unwrap().remove("exp");
     let mut bad_name = claims("alice");
     bad_name["sub"] = json!("has space\u{202e}");
+    let mut nbf_text = claims("alice");
+    nbf_text["nbf"] = json!(format!("{}", now() + 600));
+    let mut issuers = claims("alice");
+    issuers["iss"] = json!([ISSUER, "https://evil.example.com"]);
     let mut other_player = claims("alice");
     other_player["sub"] = json!("bob");
     let with_kid = |kid: &str, claims: &Value| {
@@ -202,6 +206,8 @@ fn forged_and_misused_tokens_are_refused_and_counted(backend: Backend) {
         ),
         ("expired", hs256(&expired), "expired"),
         ("not yet valid", hs256(&early), "not valid yet"),
+        ("an nbf that is text", hs256(&nbf_text), "nbf"),
+        ("a list of issuers", hs256(&issuers), "issuer"),
         ("another issuer", hs256(&other_issuer), "issuer"),
         ("another audience", hs256(&other_audience), "audience"),
         ("no audience", hs256(&no_audience), "aud"),
@@ -239,8 +245,9 @@ fn forged_and_misused_tokens_are_refused_and_counted(backend: Backend) {
     assert_eq!(get(&limited, "/v1/ladders/l", &hs256(&json!({"sub": "alice", "exp": now() + 60}))).0, 429);
 }
 
-/// Keys from a JSON Web Key Set, chosen by kid; a key set naming a symmetric key, or a key
-/// whose alg does not fit it, stops the server at start with the reason.
+/// Keys from a JSON Web Key Set, chosen by kid; keys the server does not take (encryption
+/// keys, symmetric keys, an alg that does not fit its key) are skipped, and a set left with
+/// none stops the server at start with the reason.
 #[test]
 fn keys_come_from_a_key_set_and_bad_sets_stop_the_server() {
     let dir = TempDir::new("jwks");
@@ -255,10 +262,21 @@ fn keys_come_from_a_key_set_and_bad_sets_stop_the_server() {
     let token = signed(Algorithm::EdDSA, "ed1", "ed1-private.pem", &json!({"sub": "carol", "exp": now() + 60}));
     assert_eq!(call(&server.address, "GET", "/v1/keys/me", Some(&token), None).unwrap().0, 401);
     drop(server);
+    // A provider's set with an encryption key beside the signing key: the server starts,
+    // skipping it, and takes tokens of the signing key.
+    let with_enc = dir.0.join("with-enc.json");
+    let ed = std::fs::read_to_string(&jwks).unwrap();
+    let enc = r#"{"kty":"RSA","use":"enc","alg":"RSA-OAEP","kid":"enc-1","n":"sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw","e":"AQAB"}"#;
+    std::fs::write(&with_enc, ed.replacen("[", &format!("[{enc},"), 1)).unwrap();
+    let server = Server::start_with(&database, 0, &["--jwt-jwks", with_enc.to_str().unwrap()]);
+    let token = signed(Algorithm::EdDSA, "ed-jwks", "ed1-private.pem", &json!({"sub": "carol", "exp": now() + 60}));
+    assert_eq!(call(&server.address, "GET", "/v1/keys/me", Some(&token), None).unwrap().0, 200);
+    drop(server);
     for (name, set, says) in [
-        ("symmetric.json", r#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"s"}]}"#, "symmetric"),
-        ("mismatch.json", &std::fs::read_to_string(&jwks).unwrap().replace("\"EdDSA\"", "\"RS256\""), "does not fit"),
-        ("broken.json", "{\"keys\": 3}", "not a JSON Web Key Set"),
+        ("only-enc.json", format!(r#"{{"keys":[{enc}]}}"#), "encryption key"),
+        ("symmetric.json", r#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"s"}]}"#.to_owned(), "symmetric"),
+        ("mismatch.json", std::fs::read_to_string(&jwks).unwrap().replace("\"EdDSA\"", "\"RS256\""), "does not fit"),
+        ("broken.json", "{\"keys\": 3}".to_owned(), "not a JSON Web Key Set"),
     ] {
         let path = dir.0.join(name);
         std::fs::write(&path, set).unwrap();

@@ -282,6 +282,28 @@ pub(super) fn progress(c: &Connection, ladder_id: i64) -> Result<Option<(Started
     Ok(Some((Started { target_seq, entry_id, amendment: Amendment { match_id, action } }, counted)))
 }
 
+/// [`finish_unfinished`] for every ladder at start, each in a savepoint of its own: the
+/// number finished, and the ladders whose amendment could not be finished (they stay
+/// unfinished, and closed, until a server finishes them).
+pub(super) fn finish_each_unfinished(c: &Connection) -> Result<(usize, Vec<(i64, String)>), ApiError> {
+    let ladders: Vec<i64> = c.prepare("SELECT ladder_id FROM amend_progress ORDER BY ladder_id")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let (mut finished, mut failed) = (0, Vec::new());
+    for ladder_id in ladders {
+        c.execute_batch("SAVEPOINT finish_amendment")?;
+        match finish_unfinished(c, Some(ladder_id)) {
+            Ok(n) => {
+                c.execute_batch("RELEASE finish_amendment")?;
+                finished += n;
+            }
+            Err(error) => {
+                c.execute_batch("ROLLBACK TO finish_amendment; RELEASE finish_amendment")?;
+                failed.push((ladder_id, error.message));
+            }
+        }
+    }
+    Ok((finished, failed))
+}
+
 /// Finishes, each in the caller's transaction, the amendments that did not (a step failed,
 /// or the server stopped): the rebuild run again from the latest checkpoint before the
 /// match, adding to what its progress row counted (pages already written change nothing).

@@ -268,17 +268,23 @@ impl SqliteStore {
         };
         let mut writer = connect(path, full_sync).map_err(describe)?;
         migrate(&mut writer).map_err(describe)?;
+        let mut closed = HashSet::new();
         if serving.is_some() {
             writer.execute_batch("BEGIN IMMEDIATE").map_err(describe)?;
             // Events a stopped server left half applied are undone before anything is read or
             // chained (their journal entries were never chained).
             // Amendments a stopped server left unfinished are finished (they are chained as
             // they are journaled).
+            // A ladder whose amendment cannot be finished is closed (503), not the server.
             let repaired = undo_unfinished_events(&writer, None)
                 .and_then(|undone| chain_everything(&writer).map(|()| undone))
-                .and_then(|undone| amend::finish_unfinished(&writer, None).map(|finished| (undone, finished)));
+                .and_then(|undone| amend::finish_each_unfinished(&writer).map(|(finished, failed)| (undone, finished, failed)));
             match repaired {
-                Ok((undone, finished)) => {
+                Ok((undone, finished, failed)) => {
+                    for (ladder_id, error) in &failed {
+                        tracing::error!(ladder_id, error = %error, "an unfinished annulment or correction could not be finished; the ladder is closed until it can be");
+                    }
+                    closed.extend(failed.into_iter().map(|(ladder_id, _)| ladder_id));
                     writer.execute_batch("COMMIT").map_err(describe)?;
                     if undone > 0 {
                         tracing::warn!(undone, "undid season ends or decay left unfinished by a stopped server");
@@ -305,7 +311,7 @@ impl SqliteStore {
             busy,
             event_step,
             gates: Mutex::new(HashMap::new()),
-            broken: Arc::new(Mutex::new(HashSet::new())),
+            broken: Arc::new(Mutex::new(closed)),
             _serving: serving,
         })
     }
