@@ -386,9 +386,33 @@ namespace RankingElo.Ladder
                     {
                         policy.OnRetry(attempt, error, wait);
                     }
-                    await Task.Delay(wait, cancellationToken);
+                    await Wait(wait, cancellationToken);
                 }
             }
+        }
+
+        /// <summary>
+        /// Waits between retries. Inside Unity, on a thread with a synchronization context
+        /// (the main thread), it waits on the player loop: it checks the clock once a frame
+        /// (<c>Task.Yield</c> resumes on the next frame), because a Web build has no thread for
+        /// <c>Task.Delay</c>'s timer. Elsewhere, <c>Task.Delay</c>.
+        /// </summary>
+        private static async Task Wait(TimeSpan wait, CancellationToken cancellationToken)
+        {
+#if UNITY_5_3_OR_NEWER
+            if (SynchronizationContext.Current != null)
+            {
+                long until = System.Diagnostics.Stopwatch.GetTimestamp() + (long)(wait.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+                while (System.Diagnostics.Stopwatch.GetTimestamp() < until)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    await Task.Yield();
+                }
+                cancellationToken.ThrowIfCancellationRequested();
+                return;
+            }
+#endif
+            await Task.Delay(wait, cancellationToken);
         }
 
         /// <summary>Releases the HTTP connection (outside Unity).</summary>
