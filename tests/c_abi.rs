@@ -335,6 +335,15 @@ fn every_output_is_checked_for_overlap() {
     let pairs = unsafe { ids.as_mut_ptr().add(3) }.cast::<i32>();
     assert_eq!(unsafe { elo_matchmaker_tick(queue, 0.0, ids.as_mut_ptr(), ids.as_mut_ptr().add(2), 2, pairs) }, EloResult::OverlappingBuffers);
     assert_eq!(unsafe { elo_matchmaker_tick_teams(queue, 0.0, 1, ids.as_mut_ptr(), 2, pairs) }, EloResult::OverlappingBuffers);
+    assert_eq!(unsafe { elo_matchmaker_tick_free_for_all(queue, 0.0, 2, ids.as_mut_ptr(), 2, pairs) }, EloResult::OverlappingBuffers);
+    let mut counts = [0i32; 4];
+    let (a, b) = (counts.as_mut_ptr(), unsafe { counts.as_mut_ptr().add(1) });
+    assert_eq!(unsafe { elo_matchmaker_tick_team_matches(queue, 0.0, 1, ids.as_mut_ptr(), a, b, 2, pairs) }, EloResult::OverlappingBuffers, "counts overlap");
+    assert_eq!(unsafe { elo_matchmaker_tick_team_matches(queue, 0.0, 1, ids.as_mut_ptr(), a, a, 1, pairs) }, EloResult::OverlappingBuffers, "the same counts");
+    assert_eq!(unsafe { elo_matchmaker_join_party(queue, 1, 1500.0, 0, 0.0) }, EloResult::OutOfRange);
+    assert_eq!(unsafe { elo_matchmaker_join_party(queue, 1, 1500.0, 65, 0.0) }, EloResult::OutOfRange);
+    assert_eq!(unsafe { elo_matchmaker_join_party(queue, 1, f32::NAN, 2, 0.0) }, EloResult::NotFinite);
+    assert_eq!(unsafe { elo_matchmaker_tick_free_for_all(queue, 0.0, 1, ids.as_mut_ptr(), 1, &mut counts[3]) }, EloResult::OutOfRange);
     assert_eq!(ffi_ratings(pool), before, "nothing applied");
     unsafe {
         elo_matchmaker_free(queue);

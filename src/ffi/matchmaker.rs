@@ -76,14 +76,34 @@ pub unsafe extern "C" fn elo_matchmaker_free(matchmaker: *mut EloMatchmaker) {
 #[no_mangle]
 pub unsafe extern "C" fn elo_matchmaker_join(matchmaker: *mut EloMatchmaker, id: u64, rating: f32, now: f64) -> EloResult {
     ffi_boundary!(result => {
-        unsafe { lock(matchmaker)? }.join(id, rating, now).map_err(|error| {
-            let code = match error {
-                JoinError::DuplicateId(_) => EloResult::DuplicateId,
-                JoinError::NotFinite(_) => EloResult::NotFinite,
-            };
-            FfiError::new(code, error.to_string())
-        })
+        unsafe { lock(matchmaker)? }.join(id, rating, now).map_err(|e| join_error(&e))
     })
+}
+
+/// Puts a party of `size` players (1 to 64) in the queue as one ticket `id` at time `now`,
+/// with `rating` standing for the party (its players' mean rating, say). A party plays on
+/// one side of a team match ([`elo_matchmaker_tick_team_matches`]); pairs and free-for-alls
+/// leave it waiting. A size outside 1 to 64 gives `ELO_RESULT_OUT_OF_RANGE`, an id already
+/// waiting `ELO_RESULT_DUPLICATE_ID`.
+///
+/// # Safety
+/// `matchmaker` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_join_party(matchmaker: *mut EloMatchmaker, id: u64, rating: f32, size: i32, now: f64) -> EloResult {
+    ffi_boundary!(result => {
+        let size = usize::try_from(size).map_err(|_| FfiError::new(EloResult::OutOfRange, format!("size must be from 1 to 64 (got {size})")))?;
+        unsafe { lock(matchmaker)? }.join_party(id, rating, size, now).map_err(|e| join_error(&e))
+    })
+}
+
+/// A join's error as the C ABI reports it.
+fn join_error(error: &JoinError) -> FfiError {
+    let code = match error {
+        JoinError::DuplicateId(_) => EloResult::DuplicateId,
+        JoinError::NotFinite(_) => EloResult::NotFinite,
+        JoinError::PartySize(_) => EloResult::OutOfRange,
+    };
+    FfiError::new(code, error.to_string())
 }
 
 /// Removes player `id` from the queue; `*out_was_waiting` is 1 if it was waiting, else 0.
@@ -189,6 +209,101 @@ pub unsafe extern "C" fn elo_matchmaker_tick_teams(
         let matches = unsafe { lock(matchmaker)? }.tick_teams(now, team_size, capacity);
         for (m, ids) in matches.iter().enumerate() {
             out[m * per_match..(m + 1) * per_match].copy_from_slice(ids);
+        }
+        *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
+        Ok(())
+    })
+}
+
+/// Forms matches of two teams of `team_size` players (1 to 64) at time `now`, parties whole
+/// on one side, and removes their tickets from the queue: match `m`'s ticket ids go to
+/// `out_tickets[m * 2 * team_size ..]`, team A's `out_team_a[m]` tickets then team B's
+/// `out_team_b[m]` (the rest of the match's slots are left as they were), at most
+/// `capacity` matches; `*out_matches` receives how many. The arrays must not overlap.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; `out_tickets` valid for `capacity * 2 * team_size`
+/// writes, `out_team_a` and `out_team_b` for `capacity`, `out_matches` for one.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_tick_team_matches(
+    matchmaker: *mut EloMatchmaker,
+    now: f64,
+    team_size: i32,
+    out_tickets: *mut u64,
+    out_team_a: *mut i32,
+    out_team_b: *mut i32,
+    capacity: i32,
+    out_matches: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let capacity = arg_len(capacity, "capacity")?;
+        let team_size = arg_len(team_size, "team_size")?;
+        if !(1..=crate::team::MAX_TEAM_SIZE).contains(&team_size) {
+            return Err(FfiError::new(EloResult::OutOfRange, format!("team_size must be from 1 to 64 (got {team_size})")));
+        }
+        let per_match = 2 * team_size;
+        let slots = capacity.saturating_mul(per_match);
+        let outputs = [
+            ("out_tickets", Region::of(out_tickets.cast_const(), slots)),
+            ("out_team_a", Region::of(out_team_a.cast_const(), capacity)),
+            ("out_team_b", Region::of(out_team_b.cast_const(), capacity)),
+            ("out_matches", Region::one(out_matches.cast_const())),
+        ];
+        check_disjoint(&outputs, &[])?;
+        let out = unsafe { arg_slice_mut(out_tickets, slots, "out_tickets")? };
+        let counts_a = unsafe { arg_slice_mut(out_team_a, capacity, "out_team_a")? };
+        let counts_b = unsafe { arg_slice_mut(out_team_b, capacity, "out_team_b")? };
+        let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
+        if !now.is_finite() {
+            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
+        }
+        let matches = unsafe { lock(matchmaker)? }.tick_team_matches(now, team_size, capacity);
+        for (m, formed) in matches.iter().enumerate() {
+            let start = m * per_match;
+            out[start..start + formed.team_a.len()].copy_from_slice(&formed.team_a);
+            out[start + formed.team_a.len()..start + formed.team_a.len() + formed.team_b.len()].copy_from_slice(&formed.team_b);
+            counts_a[m] = i32::try_from(formed.team_a.len()).unwrap_or(i32::MAX);
+            counts_b[m] = i32::try_from(formed.team_b.len()).unwrap_or(i32::MAX);
+        }
+        *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
+        Ok(())
+    })
+}
+
+/// Forms free-for-all matches of `entrants` players (2 to 256) at time `now` and removes
+/// their players from the queue: match `m`'s ids go to `out_players[m * entrants ..]`, the
+/// longest-waiting player first, at most `capacity` matches; `*out_matches` receives how
+/// many. Each entrant and the longest-waiting one are within each other's widening windows
+/// (as for teams); parties wait.
+///
+/// # Safety
+/// `matchmaker` must be a live handle; `out_players` valid for `capacity * entrants`
+/// writes; `out_matches` for one.
+#[no_mangle]
+pub unsafe extern "C" fn elo_matchmaker_tick_free_for_all(
+    matchmaker: *mut EloMatchmaker,
+    now: f64,
+    entrants: i32,
+    out_players: *mut u64,
+    capacity: i32,
+    out_matches: *mut i32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let capacity = arg_len(capacity, "capacity")?;
+        let entrants = arg_len(entrants, "entrants")?;
+        if !crate::matchmaking::free_for_all::ENTRANTS.contains(&entrants) {
+            return Err(FfiError::new(EloResult::OutOfRange, format!("entrants must be from 2 to 256 (got {entrants})")));
+        }
+        let slots = capacity.saturating_mul(entrants);
+        check_disjoint(&[("out_players", Region::of(out_players.cast_const(), slots)), ("out_matches", Region::one(out_matches.cast_const()))], &[])?;
+        let out = unsafe { arg_slice_mut(out_players, slots, "out_players")? };
+        let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
+        if !now.is_finite() {
+            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
+        }
+        let matches = unsafe { lock(matchmaker)? }.tick_free_for_all(now, entrants, capacity);
+        for (m, ids) in matches.iter().enumerate() {
+            out[m * entrants..(m + 1) * entrants].copy_from_slice(ids);
         }
         *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
         Ok(())

@@ -17,7 +17,8 @@
 //! ```
 //!
 //! A tick costs O(n log n) for `n` waiting players (two sorts) plus a bounded scan per
-//! player, never O(n²). Teams of two to 64 a side: [`teams`].
+//! player, never O(n²). Teams of one to 64 a side, with parties that play on one side:
+//! [`teams`]. Free-for-alls of 2 to 256 entrants: [`free_for_all`].
 
 use std::collections::HashMap;
 
@@ -25,7 +26,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 
+pub mod free_for_all;
 pub mod teams;
+
+pub use teams::TeamMatch;
 
 /// Settings of a [`Matchmaker`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -137,6 +141,8 @@ pub enum JoinError {
     DuplicateId(u64),
     /// The rating or the time is NaN or infinite.
     NotFinite(&'static str),
+    /// A party of this size cannot join (1 to [`teams::MAX_TEAM_SIZE`] players).
+    PartySize(usize),
 }
 
 impl std::fmt::Display for JoinError {
@@ -144,6 +150,7 @@ impl std::fmt::Display for JoinError {
         match self {
             Self::DuplicateId(id) => write!(f, "player {id} is already waiting"),
             Self::NotFinite(name) => write!(f, "{name} must be a finite number (not NaN or infinite)"),
+            Self::PartySize(size) => write!(f, "a party has 1 to {} players (got {size})", teams::MAX_TEAM_SIZE),
         }
     }
 }
@@ -155,6 +162,8 @@ struct Ticket {
     id: u64,
     rating: f32,
     joined: f64,
+    /// Players in the party (1 for a player alone).
+    size: u32,
 }
 
 /// A matchmaking queue.
@@ -205,6 +214,22 @@ impl Matchmaker {
     /// # Errors
     /// The id is already waiting, or the rating or time is not finite.
     pub fn join(&mut self, id: u64, rating: f32, now: f64) -> Result<(), JoinError> {
+        self.join_party(id, rating, 1, now)
+    }
+
+    /// Puts a party of `size` players (1 to 64) in the queue as one ticket `id`, at time
+    /// `now`, with `rating` standing for the party (its players' mean rating, say). A party
+    /// plays on one side: [`Matchmaker::tick_team_matches`] puts all of it in one team.
+    /// Pairs ([`Matchmaker::tick`]) and free-for-alls take only tickets of one player; a
+    /// party waits for a team match.
+    ///
+    /// # Errors
+    /// The id is already waiting, the size is outside 1 to 64, or the rating or time is not
+    /// finite.
+    pub fn join_party(&mut self, id: u64, rating: f32, size: usize, now: f64) -> Result<(), JoinError> {
+        if !(1..=teams::MAX_TEAM_SIZE).contains(&size) {
+            return Err(JoinError::PartySize(size));
+        }
         if !rating.is_finite() {
             return Err(JoinError::NotFinite("rating"));
         }
@@ -215,7 +240,7 @@ impl Matchmaker {
             return Err(JoinError::DuplicateId(id));
         }
         self.position.insert(id, self.waiting.len());
-        self.waiting.push(Ticket { id, rating, joined: now });
+        self.waiting.push(Ticket { id, rating, joined: now, size: size as u32 });
         Ok(())
     }
 
@@ -234,7 +259,8 @@ impl Matchmaker {
     /// Forms up to `max_pairs` pairs among the waiting players at time `now` and removes
     /// them from the queue. Players are served longest-waiting first (ties by id); each
     /// picks at random (seeded) among its nearest eligible opponents. No player appears in
-    /// two pairs. Returns `(id, id)` pairs, the longer-waiting player first.
+    /// two pairs. Returns `(id, id)` pairs, the longer-waiting player first. Parties
+    /// ([`Matchmaker::join_party`]) are left waiting.
     pub fn tick(&mut self, now: f64, max_pairs: usize) -> Vec<(u64, u64)> {
         let n = self.waiting.len();
         let mut pairs = Vec::new();
@@ -259,7 +285,7 @@ impl Matchmaker {
         let mut candidates: Vec<SortKey> = Vec::with_capacity(2 * SCAN_LIMIT);
         for &p in &service {
             let p = p as usize;
-            if matched[p] {
+            if matched[p] || tickets[p].size != 1 {
                 continue;
             }
             let rating = f64::from(tickets[p].rating);
@@ -274,7 +300,7 @@ impl Matchmaker {
                     if gap > window[p] {
                         break; // sorted: everybody further is out of p's window too
                     }
-                    if gap <= window[q] {
+                    if gap <= window[q] && tickets[q].size == 1 {
                         candidates.push((f64_key(gap), tickets[q].id, q as u32));
                         found += 1;
                     }

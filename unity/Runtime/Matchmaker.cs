@@ -89,6 +89,26 @@ namespace RankingElo
             }
         }
 
+        /// <summary>
+        /// Puts a party in the queue as one ticket: its players play on one side of a team match
+        /// (<see cref="TickTeamMatches"/>); pairs and free-for-alls leave it waiting.
+        /// </summary>
+        /// <param name="id">The ticket's id (unique among waiting tickets).</param>
+        /// <param name="rating">The rating standing for the party (its players' mean rating, say).</param>
+        /// <param name="size">Players in the party, 1 to 64.</param>
+        /// <param name="now">The current time in seconds (the same clock as the ticks).</param>
+        /// <exception cref="EloArgumentException">The id is already waiting, the size is outside 1 to 64, or a value is not finite.</exception>
+        public void JoinParty(ulong id, float rating, int size, double now)
+        {
+            using (var lease = Lease())
+            {
+                unsafe
+                {
+                    ThrowHelper.Check(NativeMethods.elo_matchmaker_join_party(Queue(lease), id, rating, size, now));
+                }
+            }
+        }
+
         /// <summary>Removes a player from the queue.</summary>
         /// <param name="id">The player's id.</param>
         /// <returns>Whether the player was waiting.</returns>
@@ -181,6 +201,57 @@ namespace RankingElo
             fixed (ulong* p = &players.GetPinnableReference())
             {
                 ThrowHelper.Check(NativeMethods.elo_matchmaker_tick_teams(Queue(lease), now, teamSize, capacity == 0 ? null : p, capacity, &matches));
+            }
+            return matches;
+        }
+
+        /// <summary>
+        /// Forms matches of two teams of <paramref name="teamSize"/> players (1 to 64), each party
+        /// whole on one side, and removes their tickets from the queue: match <c>m</c>'s ticket ids
+        /// go to <c>tickets[m * 2 * teamSize ..]</c>, team A's <c>teamA[m]</c> tickets then team
+        /// B's <c>teamB[m]</c>; as many matches as the spans hold. Allocates nothing.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="teamSize">Players per team.</param>
+        /// <param name="tickets">Receives the matches' ticket ids (<c>2 * teamSize</c> slots per match).</param>
+        /// <param name="teamA">Receives how many tickets each match's team A has.</param>
+        /// <param name="teamB">Receives how many tickets each match's team B has.</param>
+        /// <returns>The number of matches written.</returns>
+        public unsafe int TickTeamMatches(double now, int teamSize, Span<ulong> tickets, Span<int> teamA, Span<int> teamB)
+        {
+            if (teamSize < 1 || teamSize > 64) throw new ArgumentOutOfRangeException("teamSize", teamSize, "must be from 1 to 64");
+            int capacity = Math.Min(tickets.Length / (2 * teamSize), Math.Min(teamA.Length, teamB.Length));
+            int matches;
+            using (var lease = Lease())
+            fixed (ulong* t = &tickets.GetPinnableReference())
+            fixed (int* a = &teamA.GetPinnableReference(), b = &teamB.GetPinnableReference())
+            {
+                bool none = capacity == 0;
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_tick_team_matches(Queue(lease), now, teamSize, none ? null : t, none ? null : a, none ? null : b, capacity, &matches));
+            }
+            return matches;
+        }
+
+        /// <summary>
+        /// Forms free-for-all matches of <paramref name="entrants"/> players (2 to 256) and removes
+        /// them from the queue: match <c>m</c>'s ids go to <c>players[m * entrants ..]</c>, the
+        /// longest-waiting player first; as many matches as <paramref name="players"/> holds.
+        /// Each entrant and the longest-waiting one are within each other's widening windows;
+        /// parties wait. Allocates nothing.
+        /// </summary>
+        /// <param name="now">The current time in seconds.</param>
+        /// <param name="entrants">Players per match.</param>
+        /// <param name="players">Receives the matches' ids.</param>
+        /// <returns>The number of matches written.</returns>
+        public unsafe int TickFreeForAll(double now, int entrants, Span<ulong> players)
+        {
+            if (entrants < 2 || entrants > 256) throw new ArgumentOutOfRangeException("entrants", entrants, "must be from 2 to 256");
+            int capacity = players.Length / entrants;
+            int matches;
+            using (var lease = Lease())
+            fixed (ulong* p = &players.GetPinnableReference())
+            {
+                ThrowHelper.Check(NativeMethods.elo_matchmaker_tick_free_for_all(Queue(lease), now, entrants, capacity == 0 ? null : p, capacity, &matches));
             }
             return matches;
         }

@@ -590,6 +590,19 @@ namespace RankingElo.Native
         internal static extern EloResult elo_matchmaker_join(EloMatchmaker* matchmaker, ulong id, float rating, double now);
 
         /// <summary>
+        ///  Puts a party of `size` players (1 to 64) in the queue as one ticket `id` at time `now`,
+        ///  with `rating` standing for the party (its players' mean rating, say). A party plays on
+        ///  one side of a team match ([`elo_matchmaker_tick_team_matches`]); pairs and free-for-alls
+        ///  leave it waiting. A size outside 1 to 64 gives `ELO_RESULT_OUT_OF_RANGE`, an id already
+        ///  waiting `ELO_RESULT_DUPLICATE_ID`.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_join_party", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_join_party(EloMatchmaker* matchmaker, ulong id, float rating, int size, double now);
+
+        /// <summary>
         ///  Removes player `id` from the queue; `*out_was_waiting` is 1 if it was waiting, else 0.
         ///
         ///  # Safety
@@ -634,6 +647,34 @@ namespace RankingElo.Native
         /// </summary>
         [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick_teams", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern EloResult elo_matchmaker_tick_teams(EloMatchmaker* matchmaker, double now, int team_size, ulong* out_players, int capacity, int* out_matches);
+
+        /// <summary>
+        ///  Forms matches of two teams of `team_size` players (1 to 64) at time `now`, parties whole
+        ///  on one side, and removes their tickets from the queue: match `m`'s ticket ids go to
+        ///  `out_tickets[m * 2 * team_size ..]`, team A's `out_team_a[m]` tickets then team B's
+        ///  `out_team_b[m]` (the rest of the match's slots are left as they were), at most
+        ///  `capacity` matches; `*out_matches` receives how many. The arrays must not overlap.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; `out_tickets` valid for `capacity * 2 * team_size`
+        ///  writes, `out_team_a` and `out_team_b` for `capacity`, `out_matches` for one.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick_team_matches", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_tick_team_matches(EloMatchmaker* matchmaker, double now, int team_size, ulong* out_tickets, int* out_team_a, int* out_team_b, int capacity, int* out_matches);
+
+        /// <summary>
+        ///  Forms free-for-all matches of `entrants` players (2 to 256) at time `now` and removes
+        ///  their players from the queue: match `m`'s ids go to `out_players[m * entrants ..]`, the
+        ///  longest-waiting player first, at most `capacity` matches; `*out_matches` receives how
+        ///  many. Each entrant and the longest-waiting one are within each other's widening windows
+        ///  (as for teams); parties wait.
+        ///
+        ///  # Safety
+        ///  `matchmaker` must be a live handle; `out_players` valid for `capacity * entrants`
+        ///  writes; `out_matches` for one.
+        /// </summary>
+        [DllImport(__DllName, EntryPoint = "elo_matchmaker_tick_free_for_all", CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern EloResult elo_matchmaker_tick_free_for_all(EloMatchmaker* matchmaker, double now, int entrants, ulong* out_players, int capacity, int* out_matches);
 
         /// <summary>
         ///  Rates one match between two teams of player states, in place: `members` holds team A's

@@ -102,6 +102,31 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void PartiesPlayOnOneSideAndFreeForAllsFill()
+        {
+            using (var queue = new Matchmaker(MatchmakerSettings.Default))
+            {
+                queue.JoinParty(10, 1500f, 2, 0);
+                queue.Join(11, 1490f, 0);
+                queue.Join(12, 1510f, 0);
+                Assert.Throws<EloArgumentException>(() => queue.JoinParty(13, 1500f, 65, 0));
+                var tickets = new ulong[4];
+                var teamA = new int[1];
+                var teamB = new int[1];
+                Assert.AreEqual(1, queue.TickTeamMatches(1, 2, tickets, teamA, teamB));
+                Assert.AreEqual(10UL, tickets[0], "the party leads team A");
+                Assert.AreEqual(1, teamA[0]);
+                Assert.AreEqual(2, teamB[0]);
+                for (ulong id = 20; id < 23; id++) queue.Join(id, 1500f + id, 2);
+                var field = new ulong[3];
+                Assert.AreEqual(1, queue.TickFreeForAll(3, 3, field));
+                Assert.AreEqual(20UL, field[0]);
+                Assert.AreEqual(0, queue.Count);
+                Assert.Throws<ArgumentOutOfRangeException>(() => queue.TickFreeForAll(3, 1, field));
+            }
+        }
+
+        [Test]
         public void GroupCallsAllocateNothing()
         {
             using (var rules = new EloRules())
