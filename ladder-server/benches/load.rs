@@ -23,61 +23,19 @@
 #[allow(dead_code)]
 mod helpers;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+#[allow(dead_code, reason = "the load benchmark sends and reads in one call")]
+mod connection;
+
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use connection::Connection;
 use helpers::{Backend, Server, TempDir};
 
 const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;
 const PLAYERS: u64 = 10_000;
-
-/// A keep-alive HTTP/1.1 connection.
-struct Connection {
-    reader: BufReader<TcpStream>,
-    address: String,
-}
-
-impl Connection {
-    fn open(address: &str) -> Self {
-        let stream = TcpStream::connect(address).expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
-        Self { reader: BufReader::new(stream), address: address.to_owned() }
-    }
-
-    fn request(&mut self, method: &str, path: &str, key: &str, body: &str) -> (u16, String) {
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            self.address,
-            body.len()
-        );
-        self.reader.get_mut().write_all(request.as_bytes()).expect("send");
-        let mut status = 0;
-        let mut length = 0;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            self.reader.read_line(&mut line).expect("header");
-            let trimmed = line.trim_end();
-            if trimmed.is_empty() {
-                break;
-            }
-            if status == 0 {
-                status = trimmed.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("status");
-            } else if let Some((name, value)) = trimmed.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().expect("length");
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        self.reader.read_exact(&mut body).expect("body");
-        (status, String::from_utf8_lossy(&body).into_owned())
-    }
-}
 
 struct Run {
     matches: usize,

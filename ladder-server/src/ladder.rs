@@ -35,6 +35,10 @@ pub struct LadderOptions {
     /// player's only; keys read every history).
     #[serde(default)]
     pub public_histories: bool,
+    /// Whether only matches a queue made may be reported (by their match id): a guard
+    /// against arranged results. Off by default.
+    #[serde(default)]
+    pub matched_only: bool,
 }
 
 impl LadderOptions {
@@ -43,7 +47,7 @@ impl LadderOptions {
     /// # Errors
     /// 400 naming the field that is unknown or of the wrong type.
     pub fn from_body(body: &[u8]) -> Result<Self, ApiError> {
-        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories)"));
+        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories, matched_only)"));
         // (An object only: serde would also read a struct from an array.)
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| refuse(e.to_string()))?;
         if !value.is_object() {

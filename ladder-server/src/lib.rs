@@ -25,7 +25,9 @@ pub mod http;
 pub mod keys;
 pub mod ladder;
 pub mod limits;
+pub mod matcher;
 pub mod model;
+pub mod queue;
 pub mod replay;
 pub mod schedule;
 pub mod serve;
@@ -49,6 +51,8 @@ pub use store::{DatabaseUrl, Store};
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
     tokio::spawn(schedule::run(Arc::clone(&state)));
     tokio::spawn(checkpoint::run(Arc::clone(&state)));
+    tokio::spawn(matcher::run(Arc::clone(&state)));
+    tokio::spawn(matcher::watch(Arc::clone(&state)));
     let draining = Arc::clone(&state);
     let delay = limits.drain_delay;
     let shutdown = async move {

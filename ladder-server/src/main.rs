@@ -75,6 +75,14 @@ fn command() -> Command {
                     path_arg("jwt-public-key", "player tokens: a PEM public key (RSA, P-256, Ed25519) whose kid is the file's name without its extension; repeat for several")
                         .action(ArgAction::Append),
                 )
+                .arg(
+                    Arg::new("matchmaking-interval-ms")
+                        .long("matchmaking-interval-ms")
+                        .value_name("MS")
+                        .value_parser(clap::value_parser!(u64).range(10..=60_000))
+                        .default_value("1000")
+                        .help("how often each matchmaking queue is ticked (milliseconds)"),
+                )
                 .arg(Arg::new("jwt-issuer").long("jwt-issuer").value_name("ISS").help("player tokens must carry this iss"))
                 .arg(Arg::new("jwt-audience").long("jwt-audience").value_name("AUD").help("player tokens must carry this aud"))
                 .arg(Arg::new("jwt-player-claim").long("jwt-player-claim").value_name("CLAIM").default_value("sub").help("the token claim that names the player"))
@@ -255,6 +263,7 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
             player_claim: args.get_one::<String>("jwt-player-claim").cloned(),
         })?
         .map(std::sync::Arc::new),
+        matchmaking_interval: Duration::from_millis(args.get_one::<u64>("matchmaking-interval-ms").copied().unwrap_or(1000)),
     };
     let limits = ConnectionLimits {
         max_connections: number(args, "max-connections") as usize,

@@ -33,6 +33,18 @@ pub const COMMIT_RETRIES: &str = "elo_ladder_commit_retries_total";
 pub const DEFERRED: &str = "elo_ladder_reports_deferred_total";
 /// Failed authentications (401 and 403).
 pub const AUTH_FAILURES: &str = "elo_ladder_auth_failures_total";
+/// Tickets waiting in a queue (set by the queue's matcher), by ladder and queue.
+pub const QUEUE_WAITING: &str = "elo_ladder_queue_waiting_tickets";
+/// Seconds a ticket waited until matched, by ladder and queue.
+pub const QUEUE_WAIT_SECONDS: &str = "elo_ladder_queue_time_to_match_seconds";
+/// Rating distance between a match's sides (means; a free-for-all: highest to lowest), by
+/// ladder and queue.
+pub const QUEUE_MATCH_DISTANCE: &str = "elo_ladder_queue_match_distance";
+/// Rating spread of a match's players (highest to lowest), by ladder and queue.
+pub const QUEUE_MATCH_SPREAD: &str = "elo_ladder_queue_match_spread";
+/// Time of one matcher tick that had waiting tickets (read, match, commit), by ladder and
+/// queue.
+pub const QUEUE_TICK_SECONDS: &str = "elo_ladder_queue_tick_duration_seconds";
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -44,7 +56,11 @@ pub fn install_metrics() {
         let builder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(REQUEST_SECONDS.to_owned()), &seconds)
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(COMMIT_SECONDS.to_owned()), &seconds))
-            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(BATCH_SIZE.to_owned()), &sizes));
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(BATCH_SIZE.to_owned()), &sizes))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_TICK_SECONDS.to_owned()), &seconds))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_WAIT_SECONDS.to_owned()), &[0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0]))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_MATCH_DISTANCE.to_owned()), &[10.0, 25.0, 50.0, 100.0, 150.0, 200.0, 300.0, 400.0, 600.0, 800.0]))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_MATCH_SPREAD.to_owned()), &[10.0, 25.0, 50.0, 100.0, 150.0, 200.0, 300.0, 400.0, 600.0, 800.0]));
         let recorder = builder.ok()?.build_recorder();
         let handle = recorder.handle();
         metrics::set_global_recorder(recorder).ok()?;
@@ -58,6 +74,11 @@ pub fn install_metrics() {
         metrics::describe_gauge!(DB_CONNECTIONS, "database connections in use");
         metrics::describe_counter!(RATE_LIMITED, "requests refused by a rate limit");
         metrics::describe_counter!(AUTH_FAILURES, "failed authentications (401, 403)");
+        metrics::describe_gauge!(QUEUE_WAITING, "tickets waiting in a queue, as its matcher last saw them");
+        metrics::describe_histogram!(QUEUE_WAIT_SECONDS, metrics::Unit::Seconds, "seconds a ticket waited until matched");
+        metrics::describe_histogram!(QUEUE_MATCH_DISTANCE, "rating distance between a match's sides");
+        metrics::describe_histogram!(QUEUE_MATCH_SPREAD, "rating spread of a match's players");
+        metrics::describe_histogram!(QUEUE_TICK_SECONDS, metrics::Unit::Seconds, "time of a matcher tick with waiting tickets");
         metrics::describe_counter!(COMMIT_RETRIES, "batches rolled back and run again, by SQLSTATE");
         metrics::describe_counter!(DEFERRED, "reports waiting because their ladder was held by a season end or decay");
         Some(handle)

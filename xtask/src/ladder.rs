@@ -104,7 +104,21 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     created.push(("ELO_LADDER_PLAYER_TOKEN", String::from_utf8_lossy(&minted.stdout).trim().to_owned()));
     println!("==> elo-ladder serve for the C# client tests ({database})");
     let mut child = Command::new(elo_ladder())
-        .args(["serve", "--listen", "127.0.0.1:0", "--database", &database, "--rate-limit", "0", "--auth-failure-limit", "0", "--jwt-secret-file", &secret])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--database",
+            &database,
+            "--rate-limit",
+            "0",
+            "--auth-failure-limit",
+            "0",
+            "--jwt-secret-file",
+            &secret,
+            "--matchmaking-interval-ms",
+            "100",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("elo-ladder serve: {e}"))?;

@@ -83,6 +83,18 @@ fn kind_filter(query: &QueryParams) -> Result<Option<String>, ApiError> {
 async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
     query.only(&[])?;
     let request = MatchRequest::parse(&body(payload)?, &access.ladder.rules)?;
+    // A match a queue made is reported with its players as matched; a ladder may take no
+    // other (`matched_only`).
+    match state.store.queue_match(&access.ladder, &request.id).await? {
+        Some(made) => made.check_report(&request.game)?,
+        None if access.ladder.options.matched_only => {
+            return Err(ApiError::invalid(
+                "not_matched",
+                format!("ladder {:?} takes only matches its queues made (matched_only): {:?} is no match id of its queues", access.ladder.name, request.id),
+            ))
+        }
+        None => {}
+    }
     let store = Arc::clone(&state.store);
     let answer = detached(async move { store.report(access.ladder, request).await }).await?;
     Ok(json(StatusCode::OK, answer))

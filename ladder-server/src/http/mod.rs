@@ -13,6 +13,7 @@ mod matches;
 pub mod metrics;
 mod players;
 mod query;
+mod queues;
 mod seasons;
 
 use std::collections::HashMap;
@@ -59,6 +60,8 @@ pub struct ApiSettings {
     pub pending_timeout: Duration,
     /// The player tokens this server takes (`--jwt-…`); none: every token is refused.
     pub tokens: Option<Arc<crate::tokens::Tokens>>,
+    /// How often each queue's matcher ticks.
+    pub matchmaking_interval: Duration,
 }
 
 impl Default for ApiSettings {
@@ -71,6 +74,7 @@ impl Default for ApiSettings {
             cors_origins: Vec::new(),
             pending_timeout: Duration::from_secs(30),
             tokens: None,
+            matchmaking_interval: Duration::from_secs(1),
         }
     }
 }
@@ -85,6 +89,10 @@ pub struct AppState {
     pub limits: Limits,
     /// Set once the server is shutting down (`/readyz` answers 503).
     pub draining: AtomicBool,
+    /// This server's name as a matcher lease holder (random, per process).
+    pub instance: String,
+    /// Long-polls waiting for tickets.
+    pub tickets: crate::matcher::TicketWatch,
     keys: Mutex<HashMap<String, (Option<KeyRecord>, Instant)>>,
     ladders: RwLock<HashMap<String, (Arc<Ladder>, Instant)>>,
 }
@@ -94,7 +102,17 @@ impl AppState {
     #[must_use]
     pub fn new(store: Store, settings: ApiSettings) -> Arc<Self> {
         let limits = Limits::new(settings.rate_limit, settings.auth_failures_per_minute);
-        Arc::new(Self { store, settings, limits, draining: AtomicBool::new(false), keys: Mutex::default(), ladders: RwLock::default() })
+        let instance = crate::queue::random_id("server-").unwrap_or_else(|_| format!("server-{}", std::process::id()));
+        Arc::new(Self {
+            store,
+            settings,
+            limits,
+            draining: AtomicBool::new(false),
+            instance,
+            tickets: crate::matcher::TicketWatch::default(),
+            keys: Mutex::default(),
+            ladders: RwLock::default(),
+        })
     }
 
     /// Marks the server as shutting down.
@@ -113,6 +131,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(ladders::router())
         .merge(matches::router())
         .merge(players::router())
+        .merge(queues::router())
         .merge(seasons::router())
         .merge(metrics::router())
         .fallback(|| async { ApiError::not_found("not_found", "no such route (see the API table in the README)") })

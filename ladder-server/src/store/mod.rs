@@ -10,6 +10,7 @@ pub mod ranks;
 pub mod rows;
 pub mod sqlite;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -347,17 +348,93 @@ pub trait KeysStore: Send + Sync {
     fn lease_tokens<'a>(&'a self, key: &'a str, rate: f64, burst: f64, want: u32) -> Option<StoreFuture<'a, u32>>;
 }
 
+/// A queue as the list of queues shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueListing {
+    /// Name.
+    pub name: String,
+    /// Settings.
+    #[serde(flatten)]
+    pub settings: crate::queue::QueueSettings,
+    /// Tickets waiting now.
+    pub waiting: i64,
+}
+
+/// What `PUT …/queues/{queue}` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueuePut {
+    /// Created (201).
+    Created,
+    /// Replaced, or the same (200).
+    Replaced,
+}
+
+/// What joining a queue did.
+#[derive(Debug, Clone)]
+pub enum Joined {
+    /// A new ticket (201).
+    Created(crate::queue::TicketRecord),
+    /// The ticket of an earlier request with the same id and body (200).
+    Again(crate::queue::TicketRecord),
+}
+
+/// One tick's changes, committed together by the queue's lease holder.
+#[derive(Debug, Default)]
+pub struct TickCommit {
+    /// Matches: their tickets' row ids and their JSON ([`crate::queue::MatchBody`] without
+    /// its `seq`, which the store sets).
+    pub matches: Vec<(Vec<i64>, crate::queue::MatchBody)>,
+    /// Tickets that expire.
+    pub expired: Vec<i64>,
+}
+
+/// Matchmaking queues, their tickets and the matches they made.
+pub trait QueuesStore: Send + Sync {
+    /// Creates or replaces a queue.
+    fn put_queue<'a>(&'a self, ladder: &'a Ladder, name: &'a str, settings_json: &'a str) -> StoreFuture<'a, QueuePut>;
+    /// The ladder's queues (or only `only`), with their waiting tickets counted.
+    fn queues<'a>(&'a self, ladder: &'a Ladder, only: Option<&'a str>) -> StoreFuture<'a, Vec<QueueListing>>;
+    /// Every queue of the database: ladder name, queue name (for the matchers).
+    fn all_queues(&self) -> StoreFuture<'_, Vec<(String, String)>>;
+    /// Adds a ticket with `rating` (its players' mean, see [`crate::queue::ticket_rating`],
+    /// read by the store in the same transaction through `rate`) unless one of its players
+    /// waits in the queue already (409 naming that ticket) or the client id was used (the
+    /// same request: that ticket again; another: 409).
+    fn join_queue(&self, ladder: Arc<Ladder>, queue: String, ticket: crate::queue::NewTicket) -> StoreFuture<'_, Joined>;
+    /// A ticket of the queue (with its match, once matched).
+    fn ticket<'a>(&'a self, ladder: &'a Ladder, queue: &'a str, id: &'a str) -> StoreFuture<'a, Option<crate::queue::TicketRecord>>;
+    /// Cancels a waiting ticket; the ticket after (its state says whether it was waiting).
+    fn cancel_ticket<'a>(&'a self, ladder: &'a Ladder, queue: &'a str, id: &'a str) -> StoreFuture<'a, Option<crate::queue::TicketRecord>>;
+    /// Takes or renews the queue's matcher lease for `holder` until `now + seconds`;
+    /// whether `holder` holds it.
+    fn take_lease<'a>(&'a self, ladder: &'a Ladder, queue: &'a str, holder: &'a str, seconds: f64) -> StoreFuture<'a, bool>;
+    /// The queue's waiting tickets, in arrival order.
+    fn waiting_tickets<'a>(&'a self, ladder: &'a Ladder, queue: &'a str) -> StoreFuture<'a, Vec<crate::queue::WaitingTicket>>;
+    /// The stored players among `names` and the ladder's zero-sum numbers (previews).
+    fn queue_players<'a>(&'a self, ladder: &'a Ladder, names: &'a [String]) -> StoreFuture<'a, (Option<crate::model::ZeroSum>, HashMap<String, crate::model::PlayerRow>)>;
+    /// Commits a tick if `holder` still holds the lease: each match whose tickets all still
+    /// wait is stored and its tickets matched (others are left out), expired tickets expire.
+    /// The public ids of the tickets whose state changed.
+    fn commit_tick<'a>(&'a self, ladder: &'a Ladder, queue: &'a str, holder: &'a str, tick: TickCommit) -> StoreFuture<'a, Vec<String>>;
+    /// The queue's matches after `after` (their `seq`), oldest first, at most `limit`.
+    fn queue_matches<'a>(&'a self, ladder: &'a Ladder, queue: &'a str, after: i64, limit: i64) -> StoreFuture<'a, Vec<crate::queue::MatchBody>>;
+    /// A match any queue of the ladder made, by id.
+    fn queue_match<'a>(&'a self, ladder: &'a Ladder, id: &'a str) -> StoreFuture<'a, Option<crate::queue::MatchBody>>;
+    /// Public ids of tickets whose state changed at or after `since` (long-polls).
+    fn ticket_changes(&self, since: f64) -> StoreFuture<'_, Vec<String>>;
+}
+
 /// What both databases do, one trait per resource (each backend implements each in a module
 /// of its own). Every write is one transaction: committed whole before its answer, or not
 /// at all (SQLite's staged season ends and amendments: see their docs).
-pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore {
+pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore + QueuesStore {
     /// Whether the database answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Rewrites the tables that hold player names into fresh storage, so that old versions
     /// of rows (an erased name among them) are no longer in the database's files
     /// (`elo-ladder scrub`); what was done, in words. SQLite: `VACUUM` and the write-ahead log
     /// truncated (also run after every erasure). PostgreSQL: `VACUUM (FULL)` of the players,
-    /// the journal and the rebuild checkpoints (each table locked while it is rewritten),
+    /// the journal, the rebuild checkpoints and the matchmaking tickets and matches (each table locked while it is rewritten),
     /// then a `CHECKPOINT` when the role may run one.
     fn scrub(&self) -> StoreFuture<'_, String>;
     /// Database connections in use now (for metrics).

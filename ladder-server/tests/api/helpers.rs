@@ -362,6 +362,12 @@ impl Server {
         }
     }
 
+    /// The server's process id.
+    #[allow(dead_code, reason = "the queue benchmark reads the server's memory by it")]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn port(&self) -> u16 {
         self.address.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port")
     }

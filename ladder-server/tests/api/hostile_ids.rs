@@ -286,6 +286,14 @@ fn postgres_scrub_leaves_no_copy_of_an_erased_name_in_the_database_files() {
     let app = TestApp::spawn(Backend::Postgres);
     let name = "Zelda-Quux-78";
     ladder_naming(&app, name);
+    // The name in the matchmaking tables too: a match a queue made, and a ticket waiting.
+    app.ok("PUT", "/v1/ladders/l/queues/duel", &app.admin, Some(r#"{"mode":"pair","matchmaking":{"initial_distance":800,"max_distance":800}}"#));
+    app.ok("PUT", "/v1/ladders/l/queues/never", &app.admin, Some(r#"{"mode":"pair","matchmaking":{"initial_distance":0,"growth_per_second":0,"max_distance":0}}"#));
+    let ticket = app.ok("POST", "/v1/ladders/l/queues/duel/tickets", &app.report, Some(&format!(r#"{{"players":["{name}"]}}"#)))["ticket"].as_str().unwrap().to_owned();
+    app.ok("POST", "/v1/ladders/l/queues/duel/tickets", &app.report, Some(r#"{"players":["partner"]}"#));
+    let matched = app.ok("GET", &format!("/v1/ladders/l/queues/duel/tickets/{ticket}?wait=10"), &app.report, None);
+    assert_eq!(matched["state"], "matched", "{matched}");
+    app.ok("POST", "/v1/ladders/l/queues/never/tickets", &app.report, Some(&format!(r#"{{"players":["{name}"]}}"#)));
     let database = app.server.database.clone();
     let files = std::path::Path::new(&helpers::psql_query(&database, "SHOW data_directory"))
         .join("base")

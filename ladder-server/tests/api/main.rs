@@ -32,6 +32,7 @@ mod matches;
 mod operations;
 mod players;
 mod postgres;
+mod queues;
 mod seasons;
 mod seasons_rules;
 mod staged_amend;

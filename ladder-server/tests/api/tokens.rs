@@ -142,9 +142,9 @@ fn a_player_token_reads_as_its_player_and_nothing_more(backend: Backend) {
     }
     assert_eq!(app.call("PUT", "/v1/ladders/l/options", &app.read, Some(r#"{"public_histories":true}"#)).0, 403);
     assert_eq!(call(&app.server.address, "PUT", "/v1/ladders/l/options", Some(&token), Some(r#"{"public_histories":true}"#)).unwrap().0, 403);
-    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": false}));
+    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": false, "matched_only": false}));
     app.ok("PUT", "/v1/ladders/l/options", &app.admin, Some(r#"{"public_histories":true}"#));
-    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": true}));
+    assert_eq!(app.ok("GET", "/v1/ladders/l", &app.read, None)["options"], json!({"public_histories": true, "matched_only": false}));
     let (status, text) = get(&app, "/v1/ladders/l/players/bob/matches", &token);
     assert_eq!(status, 200, "{text}");
 }

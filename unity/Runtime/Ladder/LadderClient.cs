@@ -31,7 +31,7 @@ namespace RankingElo.Ladder
     /// timeout or a lost connection is safe, and <see cref="RetryAsync{T}"/> does it with
     /// backoff, for the failures worth retrying only (<see cref="LadderException.IsRetryable"/>).</para>
     /// </remarks>
-    public sealed class LadderClient : IDisposable
+    public sealed partial class LadderClient : IDisposable
     {
         /// <summary>The timeout of a call when <see cref="Timeout"/> is not set: 10 seconds.</summary>
         public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(10);

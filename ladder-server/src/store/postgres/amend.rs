@@ -252,6 +252,8 @@ pub(super) async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Res
         }
     }
     c.execute("UPDATE players SET name = $2 WHERE id = $1", &[&id, &pseudonym]).await?;
+    // Their waiting tickets are cancelled; tickets and queue matches carry the pseudonym.
+    super::queues::erase_from_queues(c, ladder.id, player, &pseudonym).await?;
     // Checkpoints hold names: dropped, and none computed before now is stored.
     c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = $1", &[&ladder.id]).await?;
     c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = $1", &[&ladder.id]).await?;

@@ -44,7 +44,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -54,6 +54,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("../../../migrations/postgres/0007_checkpoints.sql"),
     include_str!("../../../migrations/postgres/0008_no_statistics_on_names.sql"),
     include_str!("../../../migrations/postgres/0009_ladder_options.sql"),
+    include_str!("../../../migrations/postgres/0010_queues.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
@@ -271,7 +272,7 @@ impl LadderStore for PgStore {
         Box::pin(async move {
             let conn = self.pool().get().await?;
             // (Not in a transaction: VACUUM cannot run in one.)
-            conn.client.batch_execute("VACUUM (FULL) players, journal, rebuild_checkpoints").await?;
+            conn.client.batch_execute("VACUUM (FULL) players, journal, rebuild_checkpoints, tickets, waiting_players, queue_matches").await?;
             let checkpoint = match conn.client.batch_execute("CHECKPOINT").await {
                 Ok(()) => "then a CHECKPOINT".to_owned(),
                 Err(error) => format!(
@@ -279,7 +280,7 @@ impl LadderStore for PgStore {
                     error.as_db_error().map_or_else(|| error.to_string(), |e| e.message().to_owned())
                 ),
             };
-            Ok(format!("VACUUM (FULL) rewrote the players, the journal and the rebuild checkpoints; {checkpoint}"))
+            Ok(format!("VACUUM (FULL) rewrote the players, the journal, the rebuild checkpoints and the matchmaking tickets and matches; {checkpoint}"))
         })
     }
 
@@ -541,6 +542,7 @@ mod keys;
 mod ladders;
 mod matches;
 mod players;
+mod queues;
 mod seasons;
 
 #[cfg(test)]

@@ -427,6 +427,8 @@ pub(super) fn erase(c: &Connection, ladder: &Ladder, player: &str) -> Result<Opt
         }
     }
     c.execute("UPDATE players SET name = ?2 WHERE id = ?1", params![id, pseudonym])?;
+    // Their waiting tickets are cancelled; tickets and queue matches carry the pseudonym.
+    super::queues::erase_from_queues(c, ladder.id, player, &pseudonym)?;
     // Checkpoints hold names: dropped, and none computed before now is stored.
     c.execute("DELETE FROM rebuild_checkpoints WHERE ladder_id = ?1", [ladder.id])?;
     c.execute("UPDATE ladders SET amendments = amendments + 1 WHERE id = ?1", [ladder.id])?;

@@ -24,6 +24,7 @@ mod keys;
 mod ladders;
 mod matches;
 mod players;
+mod queues;
 mod seasons;
 
 use self::amend::{history_lines_since, replay_entries, save_checkpoint};
@@ -41,7 +42,7 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -51,6 +52,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("../../../migrations/sqlite/0007_checkpoints.sql"),
     include_str!("../../../migrations/sqlite/0008_amend_progress.sql"),
     include_str!("../../../migrations/sqlite/0009_ladder_options.sql"),
+    include_str!("../../../migrations/sqlite/0010_queues.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
