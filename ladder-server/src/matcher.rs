@@ -105,11 +105,16 @@ pub async fn run(state: Arc<AppState>) {
                 continue;
             }
         };
-        for (ladder, queue) in queues {
-            if let Err(error) = tick(&state, &ladder, &queue).await {
-                tracing::warn!(ladder = %ladder, queue = %queue, error = %error.message, "matchmaking: a tick failed; the next one tries again");
+        // Each queue on its own: a ladder held by a long amendment delays its queues only.
+        let ticks = queues.iter().map(|(ladder, queue)| {
+            let state = &state;
+            async move {
+                if let Err(error) = tick(state, ladder, queue).await {
+                    tracing::warn!(ladder = %ladder, queue = %queue, error = %error.message, "matchmaking: a tick failed; the next one tries again");
+                }
             }
-        }
+        });
+        futures_util::future::join_all(ticks).await;
     }
 }
 
@@ -140,13 +145,15 @@ pub async fn watch(state: Arc<AppState>) {
 pub async fn tick(state: &AppState, ladder_name: &str, queue_name: &str) -> Result<usize, ApiError> {
     let ladder = state.ladder(ladder_name).await?;
     let store = &state.store;
+    let labels = [("ladder", ladder_name.to_owned()), ("queue", queue_name.to_owned())];
     if !store.take_lease(&ladder, queue_name, &state.instance, LEASE_SECONDS).await? {
+        // Another server counts this queue's tickets (a sum over servers counts them once).
+        metrics::gauge!(crate::telemetry::QUEUE_WAITING, &labels).set(0.0);
         return Ok(0);
     }
     let Some(listing) = store.queues(&ladder, Some(queue_name)).await?.into_iter().next() else {
         return Ok(0);
     };
-    let labels = [("ladder", ladder_name.to_owned()), ("queue", queue_name.to_owned())];
     #[allow(clippy::cast_precision_loss)]
     metrics::gauge!(crate::telemetry::QUEUE_WAITING, &labels).set(listing.waiting as f64);
     if listing.waiting == 0 {
@@ -165,17 +172,24 @@ pub async fn tick(state: &AppState, ladder_name: &str, queue_name: &str) -> Resu
     let (zero_sum, rows) = if names.is_empty() { (None, HashMap::new()) } else { store.queue_players(&ladder, &names).await? };
     let mut commit = TickCommit { expired: plan.expired.clone(), ..TickCommit::default() };
     for formed in &plan.matches {
-        let body = match_body(&ladder, &listing.settings, queue_name, formed, &by_row, zero_sum.as_ref(), &rows, now)?;
-        commit.matches.push((formed.sides.iter().flatten().copied().collect(), body));
+        // A match the engine refuses to preview (rules changed by a season end since the
+        // ladder was cached, say) is left out: its tickets wait for the next tick, the rest
+        // of the tick goes on.
+        match match_body(&ladder, &listing.settings, queue_name, formed, &by_row, zero_sum.as_ref(), &rows, now) {
+            Ok(body) => commit.matches.push((formed.sides.iter().flatten().copied().collect(), body)),
+            Err(error) => tracing::warn!(ladder = %ladder_name, queue = %queue_name, error = %error.message, "matchmaking: a match was left out"),
+        }
     }
-    let observed: Vec<(f64, f64, Vec<f64>)> = commit.matches.iter().map(|(_, body)| quality(body)).collect();
+    let observed: Vec<Quality> = commit.matches.iter().map(|(_, body)| quality(body)).collect();
     let changed = store.commit_tick(&ladder, queue_name, &state.instance, commit).await?;
     state.tickets.wake(&changed);
     metrics::histogram!(crate::telemetry::QUEUE_TICK_SECONDS, &labels).record(started.elapsed().as_secs_f64());
-    for (distance, spread, waits) in observed {
-        metrics::histogram!(crate::telemetry::QUEUE_MATCH_DISTANCE, &labels).record(distance);
-        metrics::histogram!(crate::telemetry::QUEUE_MATCH_SPREAD, &labels).record(spread);
-        for waited in waits {
+    // Only the matches committed (a match whose ticket was cancelled meanwhile is not).
+    let committed: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
+    for seen in observed.into_iter().filter(|seen| committed.contains(seen.ticket.as_str())) {
+        metrics::histogram!(crate::telemetry::QUEUE_MATCH_DISTANCE, &labels).record(seen.distance);
+        metrics::histogram!(crate::telemetry::QUEUE_MATCH_SPREAD, &labels).record(seen.spread);
+        for waited in seen.waits {
             metrics::histogram!(crate::telemetry::QUEUE_WAIT_SECONDS, &labels).record(waited);
         }
     }
@@ -198,14 +212,24 @@ fn match_body(
     let side_names: Vec<Vec<String>> = formed.sides.iter().map(|side| side.iter().flat_map(|row| by_row[row].players.clone()).collect()).collect();
     let previews = queue::preview(&ladder.rules, zero_sum, rows, settings.mode, &side_names, now)?;
     let offset = zero_sum.map_or(0.0, |z| z.offset);
+    // Players new to the ladder join in the order of their names, as a report makes them
+    // join; each shown where it joins among the others as they are now (in a zero-sum ladder
+    // a join moves everyone: its stored rating with the offset before the joins).
     let mut joining = zero_sum.copied();
+    let mut newcomers: Vec<&String> = side_names.iter().flatten().filter(|name| !rows.contains_key(*name)).collect();
+    newcomers.sort_unstable();
+    let mut joined = HashMap::with_capacity(newcomers.len());
+    for name in newcomers {
+        let state = model::joining_state(&ladder.rules, joining.as_mut(), now);
+        joined.insert(name.as_str(), model::current(&state, offset).rating);
+    }
     let mut sides = Vec::with_capacity(side_names.len());
     for (s, names) in side_names.iter().enumerate() {
         let mut players = Vec::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
             let rating = match rows.get(name) {
                 Some(row) => model::current(&row.state, offset).rating,
-                None => model::joining_state(&ladder.rules, joining.as_mut(), now).rating,
+                None => joined.get(name.as_str()).copied().unwrap_or_default(),
             };
             let preview = previews.as_ref().map(|p| p[s][i]);
             players.push(MatchPlayer { player: name.clone(), rating, preview });
@@ -220,13 +244,27 @@ fn match_body(
     Ok(MatchBody { id: queue::random_id("m-")?, queue: queue_name.to_owned(), mode: settings.mode, time: now, sides, tickets: tickets.collect(), seq: 0 })
 }
 
-/// A match's quality for the metrics: the distance between its sides' mean ratings (a
-/// free-for-all: its highest and lowest entrant), the spread of all its ratings, and each
-/// ticket's wait.
-fn quality(body: &MatchBody) -> (f64, f64, Vec<f64>) {
+/// A match's quality for the metrics.
+struct Quality {
+    /// One of its tickets (to tell whether it was committed).
+    ticket: String,
+    /// The distance between its sides' mean ratings (a free-for-all: its highest and lowest
+    /// entrant).
+    distance: f64,
+    /// The spread of all its ratings.
+    spread: f64,
+    /// Each ticket's wait.
+    waits: Vec<f64>,
+}
+
+fn quality(body: &MatchBody) -> Quality {
     let means: Vec<f64> = body.sides.iter().map(|side| side.iter().map(|p| f64::from(p.rating)).sum::<f64>() / side.len().max(1) as f64).collect();
     let ratings: Vec<f64> = body.sides.iter().flatten().map(|p| f64::from(p.rating)).collect();
     let spread_of = |values: &[f64]| values.iter().copied().fold(f64::NEG_INFINITY, f64::max) - values.iter().copied().fold(f64::INFINITY, f64::min);
-    let distance = spread_of(&means);
-    (distance, spread_of(&ratings), body.tickets.iter().map(|t| t.waited).collect())
+    Quality {
+        ticket: body.tickets.first().map(|t| t.ticket.clone()).unwrap_or_default(),
+        distance: spread_of(&means),
+        spread: spread_of(&ratings),
+        waits: body.tickets.iter().map(|t| t.waited).collect(),
+    }
 }

@@ -535,44 +535,46 @@ impl MatchBody {
         serde_json::from_str(json).map_err(|e| ApiError::internal(format!("stored queue match: {e}")))
     }
 
-    /// Checks that a report of this match names its players as matched: the same two
-    /// players (pair), the same two teams (teams, in either order), the same entrants.
+    /// Checks that a report of this match names its players as matched: player A (team A)
+    /// is side 0, in the match's order (so that its previews are the report's results, bit
+    /// for bit: the engine rates side B as the complement of side A); a free-for-all's
+    /// entrants in any order.
     ///
     /// # Errors
     /// 400 naming what differs.
     pub fn check_report(&self, game: &Game) -> Result<(), ApiError> {
-        let sorted = |names: Vec<&str>| {
-            let mut names: Vec<String> = names.into_iter().map(str::to_owned).collect();
-            names.sort_unstable();
-            names
-        };
-        let sides: Vec<Vec<String>> = self.sides.iter().map(|side| sorted(side.iter().map(|p| p.player.as_str()).collect())).collect();
+        fn listed(names: &[String]) -> Vec<&str> {
+            names.iter().map(String::as_str).collect()
+        }
+        let sides: Vec<Vec<&str>> = self.sides.iter().map(|side| side.iter().map(|p| p.player.as_str()).collect()).collect();
         let refuse = |what: &str| {
             Err(ApiError::bad_request(format!(
-                "match {:?} was made by queue {:?} for {}; this report {what}",
+                "match {:?} was made by queue {:?} as {}; report it as made (a or team_a: the first side, in its order): this report {what}",
                 self.id,
                 self.queue,
                 serde_json::to_string(&sides).unwrap_or_default()
             )))
         };
-        let same_two = |x: Vec<String>, y: Vec<String>| sides.len() == 2 && ((x == sides[0] && y == sides[1]) || (x == sides[1] && y == sides[0]));
         match (self.mode, game) {
             (Mode::Pair, Game::Pair { a, b, .. }) => {
-                if same_two(vec![a.clone()], vec![b.clone()]) {
+                if sides == [vec![a.as_str()], vec![b.as_str()]] {
                     Ok(())
                 } else {
-                    refuse("names other players")
+                    refuse("names other players, or names them in another order")
                 }
             }
             (Mode::Teams, Game::Team { team_a, team_b, .. }) => {
-                if same_two(sorted(team_a.iter().map(String::as_str).collect()), sorted(team_b.iter().map(String::as_str).collect())) {
+                if sides == [listed(team_a), listed(team_b)] {
                     Ok(())
                 } else {
-                    refuse("names other teams")
+                    refuse("names other teams, or names them in another order")
                 }
             }
             (Mode::FreeForAll, Game::FreeForAll { entrants, .. }) => {
-                if sorted(entrants.iter().map(String::as_str).collect()) == sorted(self.players()) {
+                let (mut given, mut made) = (listed(entrants), self.players());
+                given.sort_unstable();
+                made.sort_unstable();
+                if given == made {
                     Ok(())
                 } else {
                     refuse("names other entrants")
@@ -602,9 +604,11 @@ pub fn preview(
     }
     let mut zero_sum = zero_sum.copied();
     let mut rows = rows.clone();
-    // A player new to the ladder joins as a report would make them join (the row id is
-    // never written).
-    for (fresh, name) in (1i64..).zip(sides.iter().flatten()) {
+    // A player new to the ladder joins as a report would make them join: in the order of
+    // their names (the row id is never written).
+    let mut names: Vec<&String> = sides.iter().flatten().collect();
+    names.sort_unstable();
+    for (fresh, name) in (1i64..).zip(names) {
         if !rows.contains_key(name) {
             let state = model::joining_state(rules, zero_sum.as_mut(), now);
             rows.insert(name.clone(), PlayerRow { id: -fresh, name: name.clone(), state });
@@ -626,6 +630,40 @@ pub fn preview(
         range.map(|i| if a { Preview { win: won[i], draw: drawn[i], loss: lost[i] } } else { Preview { win: lost[i], draw: drawn[i], loss: won[i] } }).collect()
     };
     Ok(Some(vec![side(0..split, true), side(split..won.len(), false)]))
+}
+
+/// The pseudonym `new` for the player `old` in a ticket's stored players and request (only
+/// where a player is named: an attribute value or a queue named like the player stays).
+///
+/// # Errors
+/// 500 when the stored text does not parse.
+pub fn rename_in_ticket(players: &str, request: &str, old: &str, new: &str) -> Result<(String, String), ApiError> {
+    #[derive(Deserialize)]
+    struct Stored {
+        players: Vec<String>,
+        attributes: BTreeMap<String, String>,
+    }
+    let broken = |e: serde_json::Error| ApiError::internal(format!("stored ticket: {e}"));
+    let swap = |names: Vec<String>| names.into_iter().map(|n| if n == old { new.to_owned() } else { n }).collect::<Vec<_>>();
+    let listed: Vec<String> = serde_json::from_str(players).map_err(broken)?;
+    let asked: Stored = serde_json::from_str(request).map_err(broken)?;
+    let renamed = NewTicket { players: swap(asked.players), attributes: asked.attributes, client_id: None };
+    Ok((serde_json::to_string(&swap(listed)).map_err(broken)?, renamed.canonical()))
+}
+
+/// The pseudonym `new` for the player `old` in a stored queue match (its sides' players
+/// only).
+///
+/// # Errors
+/// 500 when the stored text does not parse.
+pub fn rename_in_match(body: &str, old: &str, new: &str) -> Result<String, ApiError> {
+    let mut stored = MatchBody::stored(body)?;
+    for player in stored.sides.iter_mut().flatten() {
+        if player.player == old {
+            new.clone_into(&mut player.player);
+        }
+    }
+    serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// A random public id with `prefix` (`t-` tickets, `m-` matches): 128 bits from the
@@ -695,6 +733,28 @@ mod tests {
             let error = parse(body).unwrap_err();
             assert!(error.contains(what), "{body}: {error}");
         }
+    }
+
+    #[test]
+    fn renames_touch_player_names_only() {
+        // A player named like a key, the queue or an attribute value.
+        let request = NewTicket { players: vec!["ticket".into(), "eu".into()], attributes: BTreeMap::from([("region".into(), "eu".into())]), client_id: None }.canonical();
+        let (players, renamed) = rename_in_ticket(r#"["ticket","eu"]"#, &request, "eu", "erased-1").unwrap();
+        assert_eq!(players, r#"["ticket","erased-1"]"#);
+        assert_eq!(renamed, r#"{"players":["ticket","erased-1"],"attributes":{"region":"eu"}}"#);
+        let body = MatchBody {
+            id: "m-1".into(),
+            queue: "player".into(),
+            mode: Mode::Pair,
+            time: 1.0,
+            sides: vec![vec![MatchPlayer { player: "player".into(), rating: 1500.0, preview: None }], vec![MatchPlayer { player: "rating".into(), rating: 1490.0, preview: None }]],
+            tickets: vec![MatchTicket { ticket: "t-1".into(), side: 0, waited: 1.0 }],
+            seq: 3,
+        };
+        let text = serde_json::to_string(&body).unwrap();
+        let renamed = MatchBody::stored(&rename_in_match(&text, "player", "erased-2").unwrap()).unwrap();
+        assert_eq!((renamed.queue.as_str(), renamed.sides[0][0].player.as_str(), renamed.sides[1][0].player.as_str()), ("player", "erased-2", "rating"));
+        assert_eq!(MatchBody::stored(&rename_in_match(&text, "rating", "erased-3").unwrap()).unwrap().sides[0][0].rating, 1500.0, "a key is no name");
     }
 
     #[test]

@@ -46,6 +46,12 @@ fn path_name(params: &RawPathParams, name: &str) -> Result<String, ApiError> {
     Ok(value)
 }
 
+/// The longest a long-poll may wait on this server: [`MAX_WAIT`], or less when the request
+/// timeout (`--request-timeout`) would cut it short.
+fn longest_wait(state: &AppState) -> i64 {
+    i64::try_from(state.settings.request_timeout.as_secs()).unwrap_or(i64::MAX).saturating_sub(2).clamp(0, MAX_WAIT)
+}
+
 /// The path's queue, which must exist.
 async fn existing_queue(state: &AppState, ladder: &Ladder, params: &RawPathParams) -> Result<QueueListing, ApiError> {
     let name = path_name(params, "queue")?;
@@ -105,8 +111,14 @@ async fn join(
 ) -> Result<Response, ApiError> {
     query.only(&[])?;
     let listing = existing_queue(&state, &access.ladder, &params).await?;
-    let ticket = NewTicket::parse(&body(payload)?, &listing.settings)?;
+    let mut ticket = NewTicket::parse(&body(payload)?, &listing.settings)?;
     may_change(&access.caller, &ticket.players, true)?;
+    // Retry ids are the caller's own: another player's token or key can neither take one
+    // nor learn of it.
+    ticket.client_id = ticket.client_id.map(|id| match &access.caller {
+        Caller::Player(name) => format!("{}/{id}", crate::tokens::budget_key(name)),
+        Caller::Key { id: key, .. } => format!("key/{key}/{id}"),
+    });
     let store = Arc::clone(&state.store);
     let (ladder, queue) = (Arc::clone(&access.ladder), listing.name.clone());
     let joined = detached(async move { store.join_queue(ladder, queue, ticket).await }).await?;
@@ -137,7 +149,7 @@ async fn readable_ticket(state: &AppState, access: &LadderAccess<Public>, listin
 /// its state changes from `waiting`, whichever comes first.
 async fn ticket(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     let query = query.only(&["wait"])?;
-    let wait = query.number("wait", 0, 0..=MAX_WAIT)?;
+    let wait = query.number("wait", 0, 0..=MAX_WAIT)?.min(longest_wait(&state));
     let listing = existing_queue(&state, &access.ladder, &params).await?;
     let mut record = readable_ticket(&state, &access, &listing, &params).await?;
     if wait > 0 && record.state == TicketState::Waiting {
@@ -153,9 +165,11 @@ async fn ticket(State(state): State<Arc<AppState>>, access: LadderAccess<Public>
             if record.state != TicketState::Waiting || left.is_zero() {
                 break;
             }
+            // Woken by this server's change at once, another server's within the watcher's
+            // interval; the read every few seconds is a safety net only.
             tokio::select! {
                 () = notified => {}
-                () = tokio::time::sleep(left.min(Duration::from_secs(1))) => {}
+                () = tokio::time::sleep(left.min(Duration::from_secs(5))) => {}
             }
         }
     }
@@ -189,7 +203,7 @@ async fn matches(State(state): State<Arc<AppState>>, access: LadderAccess<Report
     let query = query.only(&["after", "limit", "wait"])?;
     let after = query.number("after", 0, 0..=i64::MAX)?;
     let limit = query.number("limit", 100, 1..=1000)?;
-    let wait = query.number("wait", 0, 0..=MAX_WAIT)?;
+    let wait = query.number("wait", 0, 0..=MAX_WAIT)?.min(longest_wait(&state));
     let listing = existing_queue(&state, &access.ladder, &params).await?;
     let deadline = Instant::now() + Duration::from_secs(u64::try_from(wait).unwrap_or(0));
     loop {
@@ -198,6 +212,6 @@ async fn matches(State(state): State<Arc<AppState>>, access: LadderAccess<Report
             let next = found.last().map_or(after, |m| m.seq);
             return json_ok(&serde_json::json!({ "matches": found, "after": next }));
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }

@@ -19,6 +19,7 @@ on_both!(
     parties_play_on_one_side_and_free_for_alls_fill,
     tickets_belong_to_their_players,
     tickets_expire_survive_restarts_and_leave_with_an_erasure,
+    zero_sum_newcomers_wait_at_their_current_rating_and_preview_the_report,
 );
 
 const SECRET: &str = "a queue test secret of more than thirty-two bytes";
@@ -138,11 +139,13 @@ fn pairs_meet_within_both_windows_and_preview_the_report(backend: Backend) {
     let (a_name, b_name) = (sides[0][0]["player"].as_str().unwrap(), sides[1][0]["player"].as_str().unwrap());
     let (status, text) = app.call("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"{a_name}","b":"carol","score_a":1}}"#)));
     assert_eq!(status, 400, "other players: {text}");
-    assert!(text.contains("names other players"), "{text}");
+    assert!(text.contains("names other players") && text.contains(id), "{text}");
     let (status, text) = app.call("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","entrants":["{a_name}","{b_name}"],"places":[1,2]}}"#)));
     assert_eq!(status, 400, "another kind: {text}");
-    // Reported with the sides swapped: B wins.
-    let reported = app.ok("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"{b_name}","b":"{a_name}","score_a":1}}"#)));
+    let (status, text) = app.call("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"{b_name}","b":"{a_name}","score_a":1}}"#)));
+    assert_eq!(status, 400, "the sides swapped (the engine rates side B as the complement of A): {text}");
+    // Reported as made: B wins.
+    let reported = app.ok("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"{a_name}","b":"{b_name}","score_a":0}}"#)));
     let after: HashMap<&str, u32> = reported["players"].as_array().unwrap().iter().map(|p| (p["player"].as_str().unwrap(), rating_bits(&p["rating"]))).collect();
     assert_eq!(after[b_name], rating_bits(&sides[1][0]["preview"]["win"]), "the winner's preview, bit for bit: {the_match} {reported}");
     assert_eq!(after[a_name], rating_bits(&sides[0][0]["preview"]["loss"]), "the loser's preview");
@@ -186,7 +189,9 @@ fn pairs_meet_within_both_windows_and_preview_the_report(backend: Backend) {
     assert_eq!(second["state"], "matched", "{second}");
     assert_eq!(settled(&app, &app.report, "ranked", &ticket(&e))["match"]["id"], second["match"]["id"]);
     let id = second["match"]["id"].as_str().unwrap();
-    app.ok("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"dave","b":"erin","score_a":0.5}}"#)));
+    let sides = &second["match"]["sides"];
+    let (first, other) = (sides[0][0]["player"].as_str().unwrap(), sides[1][0]["player"].as_str().unwrap());
+    app.ok("POST", "/v1/ladders/l/matches", &app.report, Some(&format!(r#"{{"id":"{id}","a":"{first}","b":"{other}","score_a":0.5}}"#)));
 }
 
 fn parties_play_on_one_side_and_free_for_alls_fill(backend: Backend) {
@@ -255,6 +260,9 @@ fn tickets_belong_to_their_players(backend: Backend) {
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["ticket"], id);
     let (status, text) = app.call("POST", path, &alice, Some(r#"{"players":["alice"],"attributes":{"region":"us"},"id":"try-1"}"#));
     assert_eq!((status, text.contains("ticket_id_reused")), (409, true), "{text}");
+    // Retry ids are each caller's own: bob's "try-1" is another ticket, and tells him nothing.
+    let bobs = join(&app, &token("bob"), "q", r#"{"players":["bob"],"attributes":{"region":"us"},"id":"try-1"}"#);
+    assert_ne!(bobs["ticket"], id);
     // Waiting once per queue.
     let (status, text) = app.call("POST", path, &app.report, Some(r#"{"players":["alice"],"attributes":{"region":"us"}}"#));
     assert_eq!(status, 409, "{text}");
@@ -278,7 +286,7 @@ fn tickets_belong_to_their_players(backend: Backend) {
     assert_eq!(app.ok("DELETE", &ticket_path, &alice, None)["state"], "cancelled", "cancelling again is no error");
     // Cancelled, alice may wait again.
     join(&app, &alice, "q", r#"{"players":["alice"],"attributes":{"region":"eu"}}"#);
-    assert_eq!(app.ok("GET", "/v1/ladders/l/queues/q", &app.read, None)["waiting"], 1);
+    assert_eq!(app.ok("GET", "/v1/ladders/l/queues/q", &app.read, None)["waiting"], 2, "alice and bob");
 }
 
 fn tickets_expire_survive_restarts_and_leave_with_an_erasure(backend: Backend) {
@@ -303,6 +311,58 @@ fn tickets_expire_survive_restarts_and_leave_with_an_erasure(backend: Backend) {
     assert_eq!(app.ok("GET", &format!("/v1/ladders/l/queues/fast/tickets/{id}"), &app.report, None)["state"], "waiting");
     join(&app, &app.report, "fast", r#"{"players":["two"]}"#);
     assert_eq!(settled(&app, &app.report, "fast", id)["state"], "matched");
+
+    // A player named like a key of the stored match: the erasure renames the player only.
+    let named = join(&app, &app.report, "fast", r#"{"players":["player"]}"#);
+    let other = join(&app, &app.report, "fast", r#"{"players":["fast"]}"#);
+    assert_eq!(settled(&app, &app.report, "fast", named["ticket"].as_str().unwrap())["state"], "matched");
+    let pseudonym = app.ok("DELETE", "/v1/ladders/l/players/player", &app.admin, None)["pseudonym"].as_str().unwrap().to_owned();
+    let seen = app.ok("GET", &format!("/v1/ladders/l/queues/fast/tickets/{}", other["ticket"].as_str().unwrap()), &app.report, None);
+    let players: HashSet<&str> = seen["match"]["sides"].as_array().unwrap().iter().map(|s| s[0]["player"].as_str().unwrap()).collect();
+    assert_eq!(players, HashSet::from([pseudonym.as_str(), "fast"]), "{seen}");
+    assert_eq!(seen["match"]["queue"], "fast", "a queue named like a player keeps its name");
+    let feed = app.ok("GET", "/v1/ladders/l/queues/fast/matches", &app.report, None);
+    assert_eq!(feed["matches"].as_array().unwrap().len(), 2, "the feed still reads: {feed}");
+    assert!(!feed.to_string().contains("\"player\":\"player\""), "{feed}");
+    // A player who only ever queued is erased too (no 404): the ticket cancelled and renamed.
+    let queued = join(&app, &app.report, "slow", r#"{"players":["queued-only"]}"#);
+    let pseudonym = app.ok("DELETE", "/v1/ladders/l/players/queued-only", &app.admin, None)["pseudonym"].as_str().unwrap().to_owned();
+    let after = app.ok("GET", &format!("/v1/ladders/l/queues/slow/tickets/{}", queued["ticket"].as_str().unwrap()), &app.admin, None);
+    assert_eq!((after["state"].as_str(), after["players"].clone()), (Some("cancelled"), json!([pseudonym])), "{after}");
+    assert_eq!(app.call("DELETE", "/v1/ladders/l/players/nobody-at-all", &app.admin, None).0, 404);
+}
+
+fn zero_sum_newcomers_wait_at_their_current_rating_and_preview_the_report(backend: Backend) {
+    let (app, _dir) = app(backend);
+    // A zero-sum ladder (stored ratings relative to an offset): a newcomer's ticket waits at
+    // the rating it will join with, near everyone's, not at its stored form.
+    app.put_ladder("z", r#"{"k_policy":{"policy":"constant","k":32},"zero_sum_total":6000}"#);
+    for (i, (a, b)) in [("z1", "z2"), ("z3", "z4"), ("z1", "z3")].iter().enumerate() {
+        app.ok("POST", "/v1/ladders/z/matches", &app.report, Some(&format!(r#"{{"id":"w{i}","a":"{a}","b":"{b}","score_a":1}}"#)));
+    }
+    app.ok("PUT", "/v1/ladders/z/queues/q", &app.admin, Some(r#"{"mode":"pair","matchmaking":{"initial_distance":100,"growth_per_second":0,"max_distance":100}}"#));
+    let fresh = app.ok("POST", "/v1/ladders/z/queues/q/tickets", &app.report, Some(r#"{"players":["newcomer"]}"#));
+    app.ok("POST", "/v1/ladders/z/queues/q/tickets", &app.report, Some(r#"{"players":["z4"]}"#));
+    let id = fresh["ticket"].as_str().unwrap();
+    let started = Instant::now();
+    let matched = loop {
+        let value = app.ok("GET", &format!("/v1/ladders/z/queues/q/tickets/{id}?wait=5"), &app.report, None);
+        if value["state"] != "waiting" || started.elapsed() > Duration::from_secs(15) {
+            break value;
+        }
+    };
+    assert_eq!(matched["state"], "matched", "{matched}");
+    let sides = matched["match"]["sides"].as_array().unwrap();
+    for side in sides {
+        let rating = side[0]["rating"].as_f64().unwrap();
+        assert!((1300.0..1700.0).contains(&rating), "a current rating: {matched}");
+    }
+    let (a, b) = (sides[0][0]["player"].as_str().unwrap(), sides[1][0]["player"].as_str().unwrap());
+    let match_id = matched["match"]["id"].as_str().unwrap();
+    let reported = app.ok("POST", "/v1/ladders/z/matches", &app.report, Some(&format!(r#"{{"id":"{match_id}","a":"{a}","b":"{b}","score_a":0.5}}"#)));
+    for (i, player) in reported["players"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(rating_bits(&player["rating"]), rating_bits(&sides[i][0]["preview"]["draw"]), "{reported} {matched}");
+    }
 }
 
 /// Two servers on one PostgreSQL database, 8 clients joining and cancelling through both,

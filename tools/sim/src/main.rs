@@ -9,6 +9,9 @@
 //! elo-sim tune     --history FILE [--config FILE]... [--k-range 8:64:4] [--out DIR]
 //! elo-sim replay   --history FILE [--config FILE] [--out FILE]
 //! elo-sim generate-history [--players 60] [--matches 3000] [--seed 7] --out FILE
+//! elo-sim queue    [--config FILE] [--population-players 10000] [--population-matches 1000000]
+//!                  [--arrivals 1000] [--seconds 60] [--tick 1] [--widening M0:GROWTH:MAX]...
+//!                  [--candidates 4] [--seed 1] [--out DIR]
 //! ```
 //!
 //! Not part of the shipped plugin: its own package, so the mobile library stays lean.
@@ -16,6 +19,7 @@
 mod history;
 mod metrics;
 mod plot;
+mod queue;
 mod rng;
 mod simulate;
 mod tune;
@@ -34,7 +38,9 @@ const USAGE: &str = "usage:
                    [--seasons S --season-matches M [--season-days D]]
   elo-sim tune --history FILE [--config FILE]... [--k-range START:END:STEP] [--out DIR]
   elo-sim replay --history FILE [--config FILE] [--out FILE]
-  elo-sim generate-history [--players N] [--matches M] [--seed S] --out FILE";
+  elo-sim generate-history [--players N] [--matches M] [--seed S] --out FILE
+  elo-sim queue [--config FILE] [--population-players N] [--population-matches M] [--arrivals PER_SECOND] [--seconds S]
+                [--tick SECONDS] [--widening M0:GROWTH:MAX]... [--candidates C] [--seed S] [--out DIR]";
 
 /// `--name value` options; `--config` may repeat.
 struct Args {
@@ -90,6 +96,71 @@ fn load_rules(path: Option<&str>) -> Result<Rules, String> {
 fn write_png(figure: &plot::Figure, path: &Path) -> Result<(), String> {
     let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
     figure.write_png(std::io::BufWriter::new(file)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `queue`: the population is 002's experiment under `--config` (coin-flip results between
+/// random players), whose final ratings the arriving tickets are drawn from.
+fn queue(args: &Args) -> Result<(), String> {
+    let out_dir = PathBuf::from(args.get("out").unwrap_or("queue"));
+    let seed = args.number("seed", 1)?;
+    let population = simulate::run(&simulate::Options {
+        players: args.number("population-players", 10_000)?,
+        matches: args.number("population-matches", 1_000_000)?,
+        seed,
+        config_json: config_text(args.get("config"))?,
+        skills: simulate::Skills::parse("normal:1500:300")?,
+        matchmaker: false,
+        results: simulate::Results::parse("coin")?,
+        team_size: 1,
+        players_per_match: 0,
+        initial_rating: None,
+        frames: 1,
+        out_dir: out_dir.join("population"),
+        progress: false,
+        seasons: 0,
+        season_matches: 100_000,
+        season_days: 28.0,
+    })?;
+    let widenings = match args.all("widening") {
+        given if given.is_empty() => vec!["50:5:200".to_owned(), "100:10:400".to_owned(), "200:40:800".to_owned()],
+        given => given,
+    };
+    let options = queue::Options {
+        population: population.final_ratings,
+        rules: load_rules(args.get("config"))?,
+        arrivals: args.number("arrivals", 1000)?,
+        seconds: args.number("seconds", 60)?,
+        tick: args.number("tick", 1.0)?,
+        widenings: widenings.iter().map(|w| queue::Widening::parse(w)).collect::<Result<_, _>>()?,
+        candidates: args.number("candidates", 4)?,
+        seed,
+        out_dir,
+    };
+    let summary = queue::run(&options)?;
+    println!("{} tickets/s for {} s, a tick every {} s, ratings drawn from {} players", summary.arrivals_per_second, summary.seconds, summary.tick_seconds, summary.population);
+    println!("| widening (M0 + growth/s up to max) | matched | unmatched | wait p50 s | wait p99 s | mean gap | favourite above 0.75 | slowest tick ms | most waiting |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for s in &summary.settings {
+        let w = s.widening;
+        println!(
+            "| {} + {}/s up to {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1}% | {:.1} | {} |",
+            w.initial_distance,
+            w.growth_per_second,
+            w.max_distance,
+            s.matched,
+            s.unmatched,
+            s.wait_p50_seconds,
+            s.wait_p99_seconds,
+            s.mean_gap,
+            s.share_favourite_above_0_75 * 100.0,
+            s.slowest_tick_ms,
+            s.most_waiting
+        );
+    }
+    for file in &summary.files {
+        println!("wrote {file}");
+    }
+    Ok(())
 }
 
 fn simulate(args: &Args) -> Result<(), String> {
@@ -297,6 +368,8 @@ fn main() -> ExitCode {
         "tune" => Args::parse(rest, &["history", "config", "k-range", "out"]).and_then(|a| tune(&a)),
         "replay" => Args::parse(rest, &["history", "config", "out"]).and_then(|a| replay(&a)),
         "generate-history" => Args::parse(rest, &["players", "matches", "seed", "out"]).and_then(|a| generate_history(&a)),
+        "queue" => Args::parse(rest, &["config", "population-players", "population-matches", "arrivals", "seconds", "tick", "widening", "candidates", "seed", "out"])
+            .and_then(|a| queue(&a)),
         "--help" | "-h" | "help" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

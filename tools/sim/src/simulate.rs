@@ -171,6 +171,9 @@ pub struct Summary {
     pub mean_drift: f64,
     pub bonus_drift_predicted: f64,
     pub files: Vec<String>,
+    /// Every player's rating at the end (`queue` draws its tickets from them).
+    #[serde(skip)]
+    pub final_ratings: Vec<f32>,
 }
 
 fn league_name(rules: &Rules, index: usize) -> String {
@@ -388,6 +391,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         mean_rating_initial: initial_mean,
         mean_rating_final: final_mean,
         mean_drift: final_mean - initial_mean,
+        final_ratings: final_ratings.clone(),
         bonus_drift_predicted: if rules.config().zero_sum_total.is_some() {
             0.0
         } else {

@@ -209,11 +209,16 @@ pub(super) async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Res
     let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
     c.batch_execute("BEGIN").await?;
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
+    let pseudonym = crate::erase::pseudonym()?;
     let Some(row) = c.query_opt("SELECT id FROM players WHERE ladder_id = $1 AND name = $2", &[&ladder.id, &player]).await? else {
+        // A player who only queued (never reported) is named in the queues alone.
+        if super::queues::erase_from_queues(c, ladder.id, player, &pseudonym).await? {
+            c.batch_execute("COMMIT").await?;
+            return Ok(Some(pseudonym));
+        }
         return Ok(None);
     };
     let id: i64 = row.get(0);
-    let pseudonym = crate::erase::pseudonym()?;
     let rows = c
         .query(
             "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \

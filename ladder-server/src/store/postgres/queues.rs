@@ -117,6 +117,10 @@ impl crate::store::QueuesStore for PgStore {
             let request = ticket.canonical();
             let id = crate::queue::random_id("t-")?;
             let outcome: Result<Option<i64>, ApiError> = in_transaction!(self, |c| {
+                // The ladder's lock, shared: an erasure (exclusive) of one of these players is
+                // before or after this join, never beside it.
+                let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
+                c.execute("SELECT pg_advisory_xact_lock_shared($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
                 let (zero_sum, rows) = players_of(c, &ladder, &ticket.players).await?;
                 let offset = zero_sum.map_or(0.0, |z| z.offset);
                 let mut joining = zero_sum;
@@ -125,7 +129,10 @@ impl crate::store::QueuesStore for PgStore {
                     .iter()
                     .map(|name| match rows.get(name) {
                         Some(row) => model::current(&row.state, offset).rating,
-                        None => model::joining_state(&ladder.rules, joining.as_mut(), model::now()).rating,
+                        // Where the player would join, among the others as they are now (in a
+                        // zero-sum ladder a join moves everyone: its stored rating with the
+                        // offset before it).
+                        None => model::current(&model::joining_state(&ladder.rules, joining.as_mut(), model::now()), offset).rating,
                     })
                     .collect();
                 let rating = f64::from(crate::queue::ticket_rating(&ratings));
@@ -176,7 +183,7 @@ impl crate::store::QueuesStore for PgStore {
                 conn.client.query_one("SELECT id FROM tickets WHERE ladder_id = $1 AND queue = $2 AND client_id = $3", &[&ladder.id, &queue, &client_id]).await?.get(0);
             let record = find_ticket(&conn.client, ladder.id, &queue, &earlier).await?.ok_or_else(|| ApiError::internal("a ticket vanished"))?;
             if record.request != request {
-                return Err(ApiError::conflict("ticket_id_reused", format!("id {client_id:?} was already used for ticket {earlier} ({}); nothing was changed", record.request)));
+                return Err(ApiError::conflict("ticket_id_reused", format!("this id was already used for ticket {earlier}, joined with another request; nothing was changed")));
             }
             Ok(Joined::Again(record))
         })
@@ -350,19 +357,33 @@ impl crate::store::QueuesStore for PgStore {
 }
 
 /// Cancels the waiting tickets of an erased player in the ladder and writes the pseudonym
-/// for the name in every ticket and queue match that holds it (in the erasure's
-/// transaction). Names are plain (see [`model::check_name`]), so the quoted name is found
-/// only where it is a whole JSON string.
-pub(super) async fn erase_from_queues(c: &Client, ladder_id: i64, name: &str, pseudonym: &str) -> Result<(), ApiError> {
+/// for the name wherever a ticket or queue match names the player (read and rewritten as
+/// JSON: a key, a queue or an attribute value spelled like the name stays), in the erasure's
+/// transaction; a ticket naming the player loses its retry id (which the client may have
+/// made from the name). Whether any ticket or match named the player.
+pub(super) async fn erase_from_queues(c: &Client, ladder_id: i64, name: &str, pseudonym: &str) -> Result<bool, ApiError> {
     let rows: Vec<i64> = c.query("SELECT ticket_row FROM waiting_players WHERE ladder_id = $1 AND player = $2", &[&ladder_id, &name]).await?.iter().map(|r| r.get(0)).collect();
     c.execute("UPDATE tickets SET state = 'cancelled', updated = $2 WHERE row_id = ANY($1) AND state = 'waiting'", &[&rows, &model::now()]).await?;
     c.execute("DELETE FROM waiting_players WHERE ticket_row = ANY($1)", &[&rows]).await?;
-    let (quoted, replacement) = (format!("\"{name}\""), format!("\"{pseudonym}\""));
-    c.execute(
-        "UPDATE tickets SET players = replace(players, $2, $3), request = replace(request, $2, $3) WHERE ladder_id = $1 AND strpos(players, $2) > 0",
-        &[&ladder_id, &quoted, &replacement],
-    )
-    .await?;
-    c.execute("UPDATE queue_matches SET body = replace(body, $2, $3) WHERE ladder_id = $1 AND strpos(body, $2) > 0", &[&ladder_id, &quoted, &replacement]).await?;
-    Ok(())
+    // (The quoted name narrows the rows read; the JSON decides what is renamed.)
+    let quoted = format!("\"{name}\"");
+    let mut named = false;
+    for r in c.query("SELECT row_id, players, request FROM tickets WHERE ladder_id = $1 AND strpos(players, $2) > 0", &[&ladder_id, &quoted]).await? {
+        let (players, request): (&str, &str) = (r.get(1), r.get(2));
+        let (renamed_players, renamed_request) = crate::queue::rename_in_ticket(players, request, name, pseudonym)?;
+        if renamed_players != players {
+            named = true;
+            c.execute("UPDATE tickets SET players = $2, request = $3, client_id = NULL WHERE row_id = $1", &[&r.get::<_, i64>(0), &renamed_players, &renamed_request]).await?;
+        }
+    }
+    for r in c.query("SELECT seq, queue, body FROM queue_matches WHERE ladder_id = $1 AND strpos(body, $2) > 0", &[&ladder_id, &quoted]).await? {
+        let body: &str = r.get(2);
+        let renamed = crate::queue::rename_in_match(body, name, pseudonym)?;
+        if renamed != body {
+            named = true;
+            c.execute("UPDATE queue_matches SET body = $4 WHERE ladder_id = $1 AND queue = $2 AND seq = $3", &[&ladder_id, &r.get::<_, String>(1), &r.get::<_, i64>(0), &renamed])
+                .await?;
+        }
+    }
+    Ok(named)
 }

@@ -380,10 +380,11 @@ pub(super) fn save_checkpoint(c: &Connection, ladder_id: i64, seq: i64, state: &
 /// checkpoints dropped; the pseudonym, or `None` for an unknown player.
 pub(super) fn erase(c: &Connection, ladder: &Ladder, player: &str) -> Result<Option<String>, ApiError> {
     let id: Option<i64> = c.prepare_cached("SELECT id FROM players WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder.id, player], |r| r.get(0)).optional()?;
-    let Some(id) = id else {
-        return Ok(None);
-    };
     let pseudonym = crate::erase::pseudonym()?;
+    let Some(id) = id else {
+        // A player who only queued (never reported) is named in the queues alone.
+        return Ok(super::queues::erase_from_queues(c, ladder.id, player, &pseudonym)?.then_some(pseudonym));
+    };
     // seq, kind, inputs, correction, joined, results, keys.
     type Stored = (i64, String, String, Option<String>, String, String, Option<String>);
     let entries: Vec<Stored> = c

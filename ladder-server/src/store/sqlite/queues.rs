@@ -53,7 +53,9 @@ fn current_ratings(c: &Connection, ladder: &Ladder, names: &[String]) -> Result<
         #[allow(clippy::cast_possible_truncation)]
         ratings.push(match stored {
             Some(rating) => model::current(&PlayerState::new(rating as f32), offset).rating,
-            None => model::joining_state(&ladder.rules, zero_sum.as_mut(), model::now()).rating,
+            // Where the player would join, among the others as they are now (in a zero-sum
+            // ladder a join moves everyone: its stored rating with the offset before it).
+            None => model::current(&model::joining_state(&ladder.rules, zero_sum.as_mut(), model::now()), offset).rating,
         });
     }
     Ok(ratings)
@@ -105,7 +107,7 @@ impl crate::store::QueuesStore for SqliteStore {
                     if record.request != request {
                         return Err(ApiError::conflict(
                             "ticket_id_reused",
-                            format!("id {client_id:?} was already used for ticket {earlier} ({}); nothing was changed", record.request),
+                            format!("this id was already used for ticket {earlier}, joined with another request; nothing was changed"),
                         ));
                     }
                     return Ok(Joined::Again(record));
@@ -279,10 +281,11 @@ impl crate::store::QueuesStore for SqliteStore {
 }
 
 /// Cancels the waiting tickets of an erased player in the ladder and writes the pseudonym
-/// for the name in every ticket and queue match that holds it (in the erasure's
-/// transaction). Names are plain (see [`model::check_name`]), so the quoted name is found
-/// only where it is a whole JSON string.
-pub(super) fn erase_from_queues(c: &Connection, ladder_id: i64, name: &str, pseudonym: &str) -> Result<(), ApiError> {
+/// for the name wherever a ticket or queue match names the player (read and rewritten as
+/// JSON: a key, a queue or an attribute value spelled like the name stays), in the erasure's
+/// transaction; a ticket naming the player loses its retry id (which the client may have
+/// made from the name). Whether any ticket or match named the player.
+pub(super) fn erase_from_queues(c: &Connection, ladder_id: i64, name: &str, pseudonym: &str) -> Result<bool, ApiError> {
     let now = model::now();
     let rows: Vec<i64> = c
         .prepare_cached("SELECT ticket_row FROM waiting_players WHERE ladder_id = ?1 AND player = ?2")?
@@ -292,9 +295,30 @@ pub(super) fn erase_from_queues(c: &Connection, ladder_id: i64, name: &str, pseu
         c.prepare_cached("UPDATE tickets SET state = 'cancelled', updated = ?2 WHERE row_id = ?1 AND state = 'waiting'")?.execute(params![row, now])?;
         c.prepare_cached("DELETE FROM waiting_players WHERE ticket_row = ?1")?.execute([row])?;
     }
-    let (quoted, replacement) = (format!("\"{name}\""), format!("\"{pseudonym}\""));
-    c.prepare_cached("UPDATE tickets SET players = replace(players, ?2, ?3), request = replace(request, ?2, ?3) WHERE ladder_id = ?1 AND instr(players, ?2) > 0")?
-        .execute(params![ladder_id, quoted, replacement])?;
-    c.prepare_cached("UPDATE queue_matches SET body = replace(body, ?2, ?3) WHERE ladder_id = ?1 AND instr(body, ?2) > 0")?.execute(params![ladder_id, quoted, replacement])?;
-    Ok(())
+    // (The quoted name narrows the rows read; the JSON decides what is renamed.)
+    let quoted = format!("\"{name}\"");
+    let tickets: Vec<(i64, String, String)> = c
+        .prepare_cached("SELECT row_id, players, request FROM tickets WHERE ladder_id = ?1 AND instr(players, ?2) > 0")?
+        .query_map(params![ladder_id, quoted], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut named = false;
+    for (row, players, request) in tickets {
+        let (renamed_players, renamed_request) = crate::queue::rename_in_ticket(&players, &request, name, pseudonym)?;
+        if renamed_players != players {
+            named = true;
+            c.prepare_cached("UPDATE tickets SET players = ?2, request = ?3, client_id = NULL WHERE row_id = ?1")?.execute(params![row, renamed_players, renamed_request])?;
+        }
+    }
+    let matches: Vec<(i64, String, String)> = c
+        .prepare_cached("SELECT seq, queue, body FROM queue_matches WHERE ladder_id = ?1 AND instr(body, ?2) > 0")?
+        .query_map(params![ladder_id, quoted], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (seq, queue, body) in matches {
+        let renamed = crate::queue::rename_in_match(&body, name, pseudonym)?;
+        if renamed != body {
+            named = true;
+            c.prepare_cached("UPDATE queue_matches SET body = ?4 WHERE ladder_id = ?1 AND queue = ?2 AND seq = ?3")?.execute(params![ladder_id, queue, seq, renamed])?;
+        }
+    }
+    Ok(named)
 }
