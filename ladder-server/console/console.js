@@ -32,6 +32,7 @@
   // Each render gets a number; an answer for an older render is dropped.
   let renderCount = 0;
 
+
   // ---------------------------------------------------------------------------------------
   // DOM helpers: elements from tag, attributes and children (text is always text).
 
@@ -279,6 +280,7 @@
       items.push(item("Journal", { ladder, view: "journal" }, view === "journal"));
       items.push(item("Seasons", { ladder, view: "seasons" }, view === "seasons" || view === "season"));
       items.push(item("Schedule", { ladder, view: "schedule" }, view === "schedule"));
+      items.push(item("Queues", { ladder, view: "queues" }, view === "queues"));
     }
     append(nav, [h("ul", {}, items)]);
     const scope = h("span", { id: "scope", "data-scope": me.scope }, me.scope + " key ", h("code", {}, me.id), me.ladder ? " (ladder " + me.ladder + " only)" : "");
@@ -340,7 +342,15 @@
     drawFrame(params);
     const ladder = params.get("ladder");
     const view = params.get("view") || (ladder ? "board" : "ladders");
-    const views = { ladders: viewLadders, board: viewBoard, player: viewPlayer, journal: viewJournal, seasons: viewSeasons, season: viewSeason, schedule: viewSchedule };
+    const views = Object.assign({}, window.eloConsoleViews || {}, {
+      ladders: viewLadders,
+      board: viewBoard,
+      player: viewPlayer,
+      journal: viewJournal,
+      seasons: viewSeasons,
+      season: viewSeason,
+      schedule: viewSchedule,
+    });
     const draw = (ladder || view === "ladders") && views[view] ? views[view] : viewLadders;
     main.setAttribute("aria-busy", "true");
     try {
@@ -1053,6 +1063,10 @@
 
   // ---------------------------------------------------------------------------------------
   // Start.
+
+  // What the views of other files (queues.js) build with; they register in
+  // `window.eloConsoleViews` before this script runs.
+  window.eloConsole = Object.freeze({ h, table, heading, api, link, time, rating, count, ladderPath, scope: () => (me ? me.scope : null) });
 
   takeKeyFromFragment();
   window.addEventListener("hashchange", () => {

@@ -19,6 +19,8 @@ use super::AppState;
 const INDEX: &str = include_str!("../../console/index.html");
 /// The script (plain JavaScript, no dependencies).
 const SCRIPT: &str = include_str!("../../console/console.js");
+/// The matchmaking queues' view (registered before the main script runs).
+const QUEUES_SCRIPT: &str = include_str!("../../console/queues.js");
 /// The style.
 const STYLE: &str = include_str!("../../console/console.css");
 /// The icon (so that the browser's request for one finds it).
@@ -34,6 +36,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/console", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/console/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/console/console.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
+        .route("/console/queues.js", get(|| async { asset("text/javascript; charset=utf-8", QUEUES_SCRIPT) }))
         .route("/console/console.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/console/icon.svg", get(|| async { asset("image/svg+xml", ICON) }))
 }

@@ -358,6 +358,10 @@ pub struct QueueListing {
     pub settings: crate::queue::QueueSettings,
     /// Tickets waiting now.
     pub waiting: i64,
+    /// When the longest-waiting ticket joined (Unix seconds), if any waits.
+    pub oldest_waiting: Option<f64>,
+    /// Matches the queue has made (the `seq` of its newest).
+    pub matches: i64,
 }
 
 /// What `PUT …/queues/{queue}` did.

@@ -15,7 +15,12 @@ use crate::cdp::Browser;
 use crate::helpers::{self, verify_replay, Backend, TestApp};
 use crate::{random_match, Lcg};
 
-on_both!(the_console_shows_the_apis_numbers, an_annulment_through_the_console_rerates_the_ladder, a_wrong_key_gets_a_clear_message,);
+on_both!(
+    the_console_shows_the_apis_numbers,
+    an_annulment_through_the_console_rerates_the_ladder,
+    a_wrong_key_gets_a_clear_message,
+    the_queue_page_shows_each_queue_and_its_latest_matches,
+);
 
 /// The seeded ladder's name.
 const LADDER: &str = "main";
@@ -101,7 +106,7 @@ fn the_console_shows_the_apis_numbers(backend: Backend) {
     let base = format!("http://{}", app.server.address);
 
     // The console's responses: its own files, a strict policy, nothing inline.
-    for (path, kind) in [("/console", "text/html"), ("/console/console.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/icon.svg", "image/svg+xml")] {
+    for (path, kind) in [("/console", "text/html"), ("/console/console.js", "text/javascript"), ("/console/queues.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/icon.svg", "image/svg+xml")] {
         let head = head(&app, path);
         assert!(head.starts_with("http/1.1 200"), "{path}: {head}");
         assert!(head.contains(&format!("content-type: {kind}")), "{path}: {head}");
@@ -481,4 +486,53 @@ fn a_wrong_key_gets_a_clear_message(backend: Backend) {
 
     let problems: Vec<String> = browser.problems().into_iter().filter(|p| !p.contains("status of 401") && !p.contains("status of 403")).collect();
     assert!(problems.is_empty(), "the page reported: {problems:#?}");
+}
+
+/// The queues page: each queue's settings, waiting tickets and longest wait, and (for a
+/// report or admin key) its latest matches, newest first, as the API gives them.
+fn the_queue_page_shows_each_queue_and_its_latest_matches(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder(LADDER, r#"{"k_policy":{"policy":"constant","k":32}}"#);
+    let queue = |name: &str, settings: &str| app.ok("PUT", &format!("/v1/ladders/{LADDER}/queues/{name}"), &app.admin, Some(settings));
+    queue("duel", r#"{"mode":"pair","matchmaking":{"initial_distance":400}}"#);
+    queue("squads", r#"{"mode":"teams","team_size":2,"party_max":2,"ticket_seconds":120,"attributes":["region"],"matchmaking":{"initial_distance":0,"growth_per_second":0,"max_distance":0}}"#);
+    let join = |queue: &str, body: &str| app.ok("POST", &format!("/v1/ladders/{LADDER}/queues/{queue}/tickets"), &app.report, Some(body))["ticket"].as_str().unwrap().to_owned();
+    for pair in [["ann", "ben"], ["cid", "dee"]] {
+        let first = join("duel", &format!(r#"{{"players":["{}"]}}"#, pair[0]));
+        join("duel", &format!(r#"{{"players":["{}"]}}"#, pair[1]));
+        let ticket = app.ok("GET", &format!("/v1/ladders/{LADDER}/queues/duel/tickets/{first}?wait=10"), &app.report, None);
+        assert_eq!(ticket["state"], "matched", "{ticket}");
+    }
+    join("squads", r#"{"players":["eve","fay"],"attributes":{"region":"eu"}}"#);
+    let base = format!("http://{}", app.server.address);
+    let mut browser = Browser::start(1280, 900);
+    browser.navigate(&format!("{base}/console#key={}&ladder={LADDER}", app.admin));
+    settled(&mut browser, "the leaderboard");
+    visit(&mut browser, &format!("ladder={LADDER}&view=queues"), "document.querySelector('#queues tbody tr')");
+    let rows = cells(&mut browser, "#queues");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0], ["duel", "pair", "0", "none", "400 + 10/s up to 400", "1", "10.0 min", "none", "2"].map(String::from).to_vec());
+    assert_eq!(rows[1][..3], ["squads", "teams of 2", "1"].map(String::from));
+    assert!(rows[1][3].ends_with(" s"), "the longest wait: {rows:?}");
+    assert_eq!(rows[1][4..], ["0 + 0/s up to 0", "2", "2.0 min", "region", "0"].map(String::from));
+    let feed = app.ok("GET", &format!("/v1/ladders/{LADDER}/queues/duel/matches"), &app.admin, None);
+    let recent = cells(&mut browser, "#recent-duel");
+    let ids: Vec<&str> = recent.iter().map(|r| r[1].as_str()).collect();
+    let mut expected: Vec<&str> = feed["matches"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    expected.reverse();
+    assert_eq!(ids, expected, "the latest matches, newest first");
+    assert_eq!(recent[1][0], "1");
+    assert!(recent[1][3].contains("ann (1500.0)") && recent[1][3].contains(" vs ") && recent[1][3].contains("ben (1500.0)"), "{recent:?}");
+    assert!(browser.eval("document.querySelector('#recent-squads')").is_null(), "squads has made none");
+    browser.screenshot(&artifact(&format!("{backend:?}-queues.png").to_lowercase()));
+    assert_eq!(browser.problems(), Vec::<String>::new(), "no error and no policy violation");
+    // A read key sees the queues, not the feed (a report key's).
+    let mut browser = Browser::start(1280, 900);
+    browser.navigate(&format!("{base}/console#key={}&ladder={LADDER}&view=queues", app.read));
+    settled(&mut browser, "the queues, read key");
+    browser.wait("document.querySelector('#queues tbody tr')", "the queues' lines");
+    assert_eq!(cells(&mut browser, "#queues").len(), 2);
+    assert!(!browser.eval("document.getElementById('recent-needs-key')").is_null());
+    assert!(browser.eval("document.querySelector('.recent')").is_null());
+    assert_eq!(browser.problems(), Vec::<String>::new(), "no error and no policy violation");
 }

@@ -284,3 +284,43 @@ fn seasons_reset_decay_and_chart_the_distributions() {
     let (ok, _, stderr) = elo_sim(&["simulate", "--players", "40", "--seasons", "2", "--season-matches", "10", "--team-size", "2", "--out", &out]);
     assert!(!ok && stderr.contains("--seasons"), "{stderr}");
 }
+
+#[test]
+fn queue_trades_waiting_for_closer_matches() {
+    let dir = temp("queue");
+    let out = dir.to_str().unwrap();
+    let (ok, stdout, stderr) = elo_sim(&[
+        "queue",
+        "--population-players",
+        "2000",
+        "--population-matches",
+        "100000",
+        "--arrivals",
+        "200",
+        "--seconds",
+        "20",
+        "--widening",
+        "10:2:100",
+        "--widening",
+        "200:50:800",
+        "--out",
+        out,
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("queue_summary.json")).unwrap()).unwrap();
+    let (narrow, wide) = (&summary["settings"][0], &summary["settings"][1]);
+    for setting in [narrow, wide] {
+        assert_eq!(setting["tickets"], 4000);
+        assert_eq!(setting["matched"].as_u64().unwrap() + setting["unmatched"].as_u64().unwrap(), 4000, "{setting}");
+        assert!(setting["unmatched"].as_u64().unwrap() <= 2, "everyone meets someone once windows are wide: {setting}");
+    }
+    let number = |v: &serde_json::Value, name: &str| v[name].as_f64().unwrap();
+    assert!(number(narrow, "mean_gap") < number(wide, "mean_gap"), "narrow windows make closer matches: {summary}");
+    assert!(number(narrow, "wait_p99_seconds") > number(wide, "wait_p99_seconds"), "and longer waits: {summary}");
+    assert!(number(narrow, "mean_gap") <= 100.0, "never beyond the widest window: {summary}");
+    for name in ["queue_time_to_match.png", "queue_rating_gap.png"] {
+        assert_eq!(png_size(&dir.join(name)), (900, 560));
+    }
+    let (ok, _, stderr) = elo_sim(&["queue", "--widening", "1:2", "--out", out]);
+    assert!(!ok && stderr.contains("M0:GROWTH:MAX"), "{stderr}");
+}

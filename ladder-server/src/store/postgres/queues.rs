@@ -95,12 +95,15 @@ impl crate::store::QueuesStore for PgStore {
             let rows = conn
                 .client
                 .query(
-                    "SELECT q.name, q.settings, (SELECT count(*) FROM tickets t WHERE t.ladder_id = q.ladder_id AND t.queue = q.name AND t.state = 'waiting') \
-                     FROM queues q WHERE q.ladder_id = $1 AND ($2::text IS NULL OR q.name = $2) ORDER BY q.name",
+                    "SELECT q.name, q.settings, w.waiting, w.oldest, q.match_seq FROM queues q, LATERAL \
+                     (SELECT count(*) AS waiting, min(created) AS oldest FROM tickets t WHERE t.ladder_id = q.ladder_id AND t.queue = q.name AND t.state = 'waiting') w \
+                     WHERE q.ladder_id = $1 AND ($2::text IS NULL OR q.name = $2) ORDER BY q.name",
                     &[&ladder.id, &only],
                 )
                 .await?;
-            rows.iter().map(|r| Ok(QueueListing { name: r.get(0), settings: crate::queue::QueueSettings::stored(r.get(1))?, waiting: r.get(2) })).collect()
+            rows.iter()
+                .map(|r| Ok(QueueListing { name: r.get(0), settings: crate::queue::QueueSettings::stored(r.get(1))?, waiting: r.get(2), oldest_waiting: r.get(3), matches: r.get(4) }))
+                .collect()
         })
     }
 

@@ -78,11 +78,16 @@ impl crate::store::QueuesStore for SqliteStore {
         let (ladder_id, only) = (ladder.id, only.map(str::to_owned));
         Box::pin(self.read(move |c| {
             let mut statement = c.prepare_cached(
-                "SELECT q.name, q.settings, (SELECT count(*) FROM tickets t WHERE t.ladder_id = q.ladder_id AND t.queue = q.name AND t.state = 'waiting') \
+                "SELECT q.name, q.settings, \
+                 (SELECT count(*) FROM tickets t WHERE t.ladder_id = q.ladder_id AND t.queue = q.name AND t.state = 'waiting'), \
+                 (SELECT min(created) FROM tickets t WHERE t.ladder_id = q.ladder_id AND t.queue = q.name AND t.state = 'waiting'), q.match_seq \
                  FROM queues q WHERE q.ladder_id = ?1 AND (?2 IS NULL OR q.name = ?2) ORDER BY q.name",
             )?;
-            let rows: Vec<(String, String, i64)> = statement.query_map(params![ladder_id, only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-            rows.into_iter().map(|(name, settings, waiting)| Ok(QueueListing { name, settings: crate::queue::QueueSettings::stored(&settings)?, waiting })).collect()
+            let rows: Vec<(String, String, i64, Option<f64>, i64)> =
+                statement.query_map(params![ladder_id, only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect::<Result<_, _>>()?;
+            rows.into_iter()
+                .map(|(name, settings, waiting, oldest_waiting, matches)| Ok(QueueListing { name, settings: crate::queue::QueueSettings::stored(&settings)?, waiting, oldest_waiting, matches }))
+                .collect()
         }))
     }
 
