@@ -52,10 +52,29 @@ fn longest_wait(state: &AppState) -> i64 {
     i64::try_from(state.settings.request_timeout.as_secs()).unwrap_or(i64::MAX).saturating_sub(2).clamp(0, MAX_WAIT)
 }
 
-/// The path's queue, which must exist.
+/// The 404 of a queue the ladder does not have.
+fn unknown_queue(ladder: &Ladder, name: &str) -> ApiError {
+    ApiError::not_found("unknown_queue", format!("ladder {:?} has no queue {name:?}", ladder.name))
+}
+
+/// The path's queue, which must exist, with its tickets counted.
 async fn existing_queue(state: &AppState, ladder: &Ladder, params: &RawPathParams) -> Result<QueueListing, ApiError> {
     let name = path_name(params, "queue")?;
-    state.store.queues(ladder, Some(&name)).await?.into_iter().next().ok_or_else(|| ApiError::not_found("unknown_queue", format!("ladder {:?} has no queue {name:?}", ladder.name)))
+    state.store.queues(ladder, Some(&name)).await?.into_iter().next().ok_or_else(|| unknown_queue(ladder, &name))
+}
+
+/// A queue as the ticket routes need it: its name and settings (one row read; nothing
+/// counted, whatever the number of tickets).
+struct QueueRef {
+    name: String,
+    settings: QueueSettings,
+}
+
+/// The path's queue, which must exist, without counting.
+async fn queue_ref(state: &AppState, ladder: &Ladder, params: &RawPathParams) -> Result<QueueRef, ApiError> {
+    let name = path_name(params, "queue")?;
+    let settings = state.store.queue_settings(ladder, &name).await?.ok_or_else(|| unknown_queue(ladder, &name))?;
+    Ok(QueueRef { name, settings })
 }
 
 /// `PUT …/queues/{queue}` (admin): creates (201) or replaces (200) the queue's settings.
@@ -110,7 +129,7 @@ async fn join(
     payload: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     query.only(&[])?;
-    let listing = existing_queue(&state, &access.ladder, &params).await?;
+    let listing = queue_ref(&state, &access.ladder, &params).await?;
     let mut ticket = NewTicket::parse(&body(payload)?, &listing.settings)?;
     may_change(&access.caller, &ticket.players, true)?;
     // Retry ids are the caller's own: another player's token or key can neither take one
@@ -130,7 +149,7 @@ async fn join(
 }
 
 /// The path's ticket, which the caller may read.
-async fn readable_ticket(state: &AppState, access: &LadderAccess<Public>, listing: &QueueListing, params: &RawPathParams) -> Result<TicketRecord, ApiError> {
+async fn readable_ticket(state: &AppState, access: &LadderAccess<Public>, listing: &QueueRef, params: &RawPathParams) -> Result<TicketRecord, ApiError> {
     let id = path_name(params, "ticket")?;
     let record = state
         .store
@@ -150,7 +169,7 @@ async fn readable_ticket(state: &AppState, access: &LadderAccess<Public>, listin
 async fn ticket(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     let query = query.only(&["wait"])?;
     let wait = query.number("wait", 0, 0..=MAX_WAIT)?.min(longest_wait(&state));
-    let listing = existing_queue(&state, &access.ladder, &params).await?;
+    let listing = queue_ref(&state, &access.ladder, &params).await?;
     let mut record = readable_ticket(&state, &access, &listing, &params).await?;
     if wait > 0 && record.state == TicketState::Waiting {
         let deadline = Instant::now() + Duration::from_secs(u64::try_from(wait).unwrap_or(0));
@@ -180,7 +199,7 @@ async fn ticket(State(state): State<Arc<AppState>>, access: LadderAccess<Public>
 /// already); 409 once it is matched or expired.
 async fn cancel(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
     query.only(&[])?;
-    let listing = existing_queue(&state, &access.ladder, &params).await?;
+    let listing = queue_ref(&state, &access.ladder, &params).await?;
     let record = readable_ticket(&state, &access, &listing, &params).await?;
     may_change(&access.caller, &record.players, false)?;
     let store = Arc::clone(&state.store);
@@ -204,7 +223,7 @@ async fn matches(State(state): State<Arc<AppState>>, access: LadderAccess<Report
     let after = query.number("after", 0, 0..=i64::MAX)?;
     let limit = query.number("limit", 100, 1..=1000)?;
     let wait = query.number("wait", 0, 0..=MAX_WAIT)?.min(longest_wait(&state));
-    let listing = existing_queue(&state, &access.ladder, &params).await?;
+    let listing = queue_ref(&state, &access.ladder, &params).await?;
     let deadline = Instant::now() + Duration::from_secs(u64::try_from(wait).unwrap_or(0));
     loop {
         let found = state.store.queue_matches(&access.ladder, &listing.name, after, limit).await?;

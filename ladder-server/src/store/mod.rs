@@ -398,6 +398,8 @@ pub trait QueuesStore: Send + Sync {
     fn put_queue<'a>(&'a self, ladder: &'a Ladder, name: &'a str, settings_json: &'a str) -> StoreFuture<'a, QueuePut>;
     /// The ladder's queues (or only `only`), with their waiting tickets counted.
     fn queues<'a>(&'a self, ladder: &'a Ladder, only: Option<&'a str>) -> StoreFuture<'a, Vec<QueueListing>>;
+    /// A queue's settings (one row: no counting, for the routes every ticket takes).
+    fn queue_settings<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<crate::queue::QueueSettings>>;
     /// Every queue of the database: ladder name, queue name (for the matchers).
     fn all_queues(&self) -> StoreFuture<'_, Vec<(String, String)>>;
     /// Adds a ticket with `rating` (its players' mean, see [`crate::queue::ticket_rating`],

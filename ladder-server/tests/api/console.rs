@@ -106,7 +106,13 @@ fn the_console_shows_the_apis_numbers(backend: Backend) {
     let base = format!("http://{}", app.server.address);
 
     // The console's responses: its own files, a strict policy, nothing inline.
-    for (path, kind) in [("/console", "text/html"), ("/console/console.js", "text/javascript"), ("/console/queues.js", "text/javascript"), ("/console/console.css", "text/css"), ("/console/icon.svg", "image/svg+xml")] {
+    for (path, kind) in [
+        ("/console", "text/html"),
+        ("/console/console.js", "text/javascript"),
+        ("/console/queues.js", "text/javascript"),
+        ("/console/console.css", "text/css"),
+        ("/console/icon.svg", "image/svg+xml"),
+    ] {
         let head = head(&app, path);
         assert!(head.starts_with("http/1.1 200"), "{path}: {head}");
         assert!(head.contains(&format!("content-type: {kind}")), "{path}: {head}");
@@ -495,7 +501,10 @@ fn the_queue_page_shows_each_queue_and_its_latest_matches(backend: Backend) {
     app.put_ladder(LADDER, r#"{"k_policy":{"policy":"constant","k":32}}"#);
     let queue = |name: &str, settings: &str| app.ok("PUT", &format!("/v1/ladders/{LADDER}/queues/{name}"), &app.admin, Some(settings));
     queue("duel", r#"{"mode":"pair","matchmaking":{"initial_distance":400}}"#);
-    queue("squads", r#"{"mode":"teams","team_size":2,"party_max":2,"ticket_seconds":120,"attributes":["region"],"matchmaking":{"initial_distance":0,"growth_per_second":0,"max_distance":0}}"#);
+    queue(
+        "squads",
+        r#"{"mode":"teams","team_size":2,"party_max":2,"ticket_seconds":120,"attributes":["region"],"matchmaking":{"initial_distance":0,"growth_per_second":0,"max_distance":0}}"#,
+    );
     let join = |queue: &str, body: &str| app.ok("POST", &format!("/v1/ladders/{LADDER}/queues/{queue}/tickets"), &app.report, Some(body))["ticket"].as_str().unwrap().to_owned();
     for pair in [["ann", "ben"], ["cid", "dee"]] {
         let first = join("duel", &format!(r#"{{"players":["{}"]}}"#, pair[0]));

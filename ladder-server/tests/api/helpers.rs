@@ -363,7 +363,6 @@ impl Server {
     }
 
     /// The server's process id.
-    #[allow(dead_code, reason = "the queue benchmark reads the server's memory by it")]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -468,3 +468,49 @@ fn two_instances_match_each_ticket_once_and_survive_a_kill() {
     assert!(matched > 50 && cancelled.len() > 10, "{matched} matched, {} cancelled of {}", cancelled.len(), all.len());
     eprintln!("two instances: {} tickets, {matched} matched, {} cancelled, {} matches", all.len(), cancelled.len(), in_matches.len() / 2);
 }
+
+/// SQLite: a crowd of long-polls reads through a bounded pool of connections. 400 clients
+/// wait at once; the server's open files stay near one per client (its sockets) plus the
+/// pool, where one connection per concurrent read (each with its files) used to pile up.
+#[test]
+fn a_crowd_of_long_polls_opens_no_crowd_of_database_connections() {
+    let dir = TempDir::new("queues-crowd");
+    let database = helpers::database(Backend::Sqlite, &dir);
+    let server = Server::start_with(&database, 0, &["--rate-limit", "0", "--max-connections-per-address", "1000", "--matchmaking-interval-ms", "100"]);
+    let (admin, report) = (helpers::key(&database, "admin", None), helpers::key(&database, "report", None));
+    let address = server.address.clone();
+    assert_eq!(call(&address, "PUT", "/v1/ladders/l", Some(&admin), Some(RULES)).unwrap().0, 201);
+    let held = r#"{"mode":"pair","attributes":["room"],"matchmaking":{"initial_distance":400}}"#;
+    assert_eq!(call(&address, "PUT", "/v1/ladders/l/queues/q", Some(&admin), Some(held)).unwrap().0, 201);
+    let crowd = 400;
+    let ids: Vec<String> = (0..crowd)
+        .map(|i| {
+            let (status, text) =
+                call(&address, "POST", "/v1/ladders/l/queues/q/tickets", Some(&report), Some(&format!(r#"{{"players":["p{i}"],"attributes":{{"room":"r{i}"}}}}"#))).unwrap();
+            assert_eq!(status, 201, "{text}");
+            serde_json::from_str::<Value>(&text).unwrap()["ticket"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let files = || std::fs::read_dir(format!("/proc/{}/fd", server.pid())).map(|d| d.count()).unwrap_or(0);
+    let before = files();
+    let waiters: Vec<_> = ids
+        .into_iter()
+        .map(|id| {
+            let (address, report) = (address.clone(), report.clone());
+            std::thread::spawn(move || call(&address, "GET", &format!("/v1/ladders/l/queues/q/tickets/{id}?wait=20"), Some(&report), None).unwrap())
+        })
+        .collect();
+    // Every client connected and its first read done (the queue's list answers after them).
+    std::thread::sleep(Duration::from_secs(3));
+    let waiting = files();
+    assert!(waiting < before + crowd + 100, "{waiting} files open with {crowd} long-polls waiting ({before} before)");
+    // Opened: every long-poll answers, matched.
+    let open = r#"{"mode":"pair","matchmaking":{"initial_distance":400}}"#;
+    assert_eq!(call(&address, "PUT", "/v1/ladders/l/queues/q", Some(&admin), Some(open)).unwrap().0, 200);
+    for waiter in waiters {
+        let (status, text) = waiter.join().unwrap();
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("\"matched\""), "{text}");
+    }
+    assert!(files() < before + 100, "the pool keeps at most 32 connections: {} files", files());
+}

@@ -102,8 +102,19 @@ impl crate::store::QueuesStore for PgStore {
                 )
                 .await?;
             rows.iter()
-                .map(|r| Ok(QueueListing { name: r.get(0), settings: crate::queue::QueueSettings::stored(r.get(1))?, waiting: r.get(2), oldest_waiting: r.get(3), matches: r.get(4) }))
+                .map(|r| {
+                    Ok(QueueListing { name: r.get(0), settings: crate::queue::QueueSettings::stored(r.get(1))?, waiting: r.get(2), oldest_waiting: r.get(3), matches: r.get(4) })
+                })
                 .collect()
+        })
+    }
+
+    fn queue_settings<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<crate::queue::QueueSettings>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            let statement = conn.prepare("SELECT settings FROM queues WHERE ladder_id = $1 AND name = $2").await?;
+            let row = conn.client.query_opt(&statement, &[&ladder.id, &name]).await?;
+            row.map(|r| crate::queue::QueueSettings::stored(r.get(0))).transpose()
         })
     }
 

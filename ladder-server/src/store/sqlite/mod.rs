@@ -81,6 +81,9 @@ const RANK_MISMATCHES: &str = concat!(
 /// The most requests one transaction commits together.
 const MAX_BATCH: usize = 256;
 
+/// The most reads at once (and reader connections kept).
+const READERS: usize = 32;
+
 type Reply = Box<dyn FnOnce(Option<ApiError>) + Send>;
 type Job = Box<dyn WriteJob>;
 
@@ -121,6 +124,8 @@ impl<T: Send + 'static, F: FnOnce(&Connection) -> Result<T, ApiError> + Send> Wr
 pub struct SqliteStore {
     jobs: Mutex<mpsc::Sender<Job>>,
     readers: Mutex<Vec<Connection>>,
+    /// Reads under way, at most [`READERS`] (so at most that many reader connections).
+    reader_slots: tokio::sync::Semaphore,
     path: String,
     busy: Arc<AtomicUsize>,
     /// Players per step of a season end or decay (see [`SqliteStore::staged_event`]).
@@ -309,6 +314,7 @@ impl SqliteStore {
         Ok(Self {
             jobs: Mutex::new(sender),
             readers: Mutex::new(Vec::new()),
+            reader_slots: tokio::sync::Semaphore::new(READERS),
             path: path.to_owned(),
             busy,
             event_step,
@@ -359,6 +365,10 @@ impl SqliteStore {
 
     /// Runs `work` on a reader connection in one read transaction (one snapshot).
     async fn read<T: Send + 'static>(&self, work: impl FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+        // At most READERS reads at once, each on a pooled connection: a crowd of requests
+        // (10,000 long-polls waking together) waits here instead of opening a connection
+        // (and its files) each.
+        let _slot = self.reader_slots.acquire().await.map_err(|_| ApiError::unavailable("the store is closing"))?;
         let connection = self.readers.lock().map_err(|_| ApiError::internal("reader lock poisoned"))?.pop();
         let path = self.path.clone();
         let in_use = InUse::new(&self.busy);

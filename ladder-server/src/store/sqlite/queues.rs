@@ -86,8 +86,19 @@ impl crate::store::QueuesStore for SqliteStore {
             let rows: Vec<(String, String, i64, Option<f64>, i64)> =
                 statement.query_map(params![ladder_id, only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect::<Result<_, _>>()?;
             rows.into_iter()
-                .map(|(name, settings, waiting, oldest_waiting, matches)| Ok(QueueListing { name, settings: crate::queue::QueueSettings::stored(&settings)?, waiting, oldest_waiting, matches }))
+                .map(|(name, settings, waiting, oldest_waiting, matches)| {
+                    Ok(QueueListing { name, settings: crate::queue::QueueSettings::stored(&settings)?, waiting, oldest_waiting, matches })
+                })
                 .collect()
+        }))
+    }
+
+    fn queue_settings<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<crate::queue::QueueSettings>> {
+        let (ladder_id, name) = (ladder.id, name.to_owned());
+        Box::pin(self.read(move |c| {
+            let stored: Option<String> =
+                c.prepare_cached("SELECT settings FROM queues WHERE ladder_id = ?1 AND name = ?2")?.query_row(params![ladder_id, name], |r| r.get(0)).optional()?;
+            stored.map(|text| crate::queue::QueueSettings::stored(&text)).transpose()
         }))
     }
 
