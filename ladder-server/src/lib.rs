@@ -51,6 +51,7 @@ pub use store::{DatabaseUrl, Store};
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limits: ConnectionLimits, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
     tokio::spawn(schedule::run(Arc::clone(&state)));
     tokio::spawn(checkpoint::run(Arc::clone(&state)));
+    tracing::info!(instance = %state.instance, "matchmaking: this server's matcher takes queue leases as {}", state.instance);
     tokio::spawn(matcher::run(Arc::clone(&state)));
     tokio::spawn(matcher::watch(Arc::clone(&state)));
     let draining = Arc::clone(&state);

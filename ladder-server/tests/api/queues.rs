@@ -366,14 +366,15 @@ fn zero_sum_newcomers_wait_at_their_current_rating_and_preview_the_report(backen
 }
 
 /// Two servers on one PostgreSQL database, 8 clients joining and cancelling through both,
-/// and a `kill -9` of one half way: no ticket in two matches, no cancelled ticket matched,
-/// every ticket ends matched, cancelled or expired, and the survivor goes on matching.
+/// and a `kill -9` half way of the one holding the queue's lease: the other takes it over,
+/// no ticket is in two matches, no cancelled ticket is matched, every ticket ends matched,
+/// cancelled or expired.
 #[test]
 fn two_instances_match_each_ticket_once_and_survive_a_kill() {
     let dir = TempDir::new("queues-two");
     let database = helpers::database(Backend::Postgres, &dir);
     let args = ["--rate-limit", "0", "--auth-failure-limit", "0", "--matchmaking-interval-ms", "50"];
-    let mut first = Server::start_with(&database, 0, &args);
+    let first = Server::start_with(&database, 0, &args);
     let second = Server::start_with(&database, 0, &args);
     let (admin, report) = (helpers::key(&database, "admin", None), helpers::key(&database, "report", None));
     let address = first.address.clone();
@@ -411,15 +412,23 @@ fn two_instances_match_each_ticket_once_and_survive_a_kill() {
         }));
     }
     std::thread::sleep(Duration::from_secs(3));
-    first.kill9();
-    addresses.lock().unwrap().retain(|a| *a != first.address);
+    // The server holding the queue's lease (each logs the name it takes leases as) is killed.
+    let holder = helpers::psql_query(&database, "SELECT lease_holder FROM queues");
+    assert!(holder.starts_with("server-"), "a lease is held: {holder:?}");
+    let mut servers = [first, second];
+    let held = servers.iter().position(|s| s.log().contains(&holder)).expect("the holder is one of the two");
+    servers[held].kill9();
+    let (dead, survivor) = (servers[held].address.clone(), servers[1 - held].address.clone());
+    addresses.lock().unwrap().retain(|a| *a != dead);
     std::thread::sleep(Duration::from_secs(8)); // past the dead server's lease
+    let taken = helpers::psql_query(&database, "SELECT lease_holder FROM queues");
+    assert!(taken != holder && servers[1 - held].log().contains(&taken), "the survivor took the lease over: {holder} then {taken}");
     stop.store(true, Ordering::SeqCst);
     for client in clients {
         client.join().unwrap();
     }
     // Every ticket ends: an odd one out may wait, so a last partner is queued.
-    let address = second.address.clone();
+    let address = survivor;
     let last = call(&address, "POST", "/v1/ladders/l/queues/q/tickets", Some(&report), Some(r#"{"players":["last"]}"#)).unwrap();
     assert_eq!(last.0, 201, "{}", last.1);
     let deadline = Instant::now() + Duration::from_secs(30);
