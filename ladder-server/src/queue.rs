@@ -674,7 +674,7 @@ pub fn rename_in_match(body: &str, old: &str, new: &str) -> Result<String, ApiEr
 pub fn random_id(prefix: &str) -> Result<String, ApiError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no random bytes: {e}")))?;
-    Ok(format!("{prefix}{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
+    Ok(format!("{prefix}{}", crate::chain::hex(&bytes)))
 }
 
 #[cfg(test)]
