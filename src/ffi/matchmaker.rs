@@ -198,20 +198,8 @@ pub unsafe extern "C" fn elo_matchmaker_tick_teams(
         if !(1..=crate::team::MAX_TEAM_SIZE).contains(&team_size) {
             return Err(FfiError::new(EloResult::OutOfRange, format!("team_size must be from 1 to 64 (got {team_size})")));
         }
-        let per_match = 2 * team_size;
-        let slots = capacity.saturating_mul(per_match);
-        check_disjoint(&[("out_players", Region::of(out_players.cast_const(), slots)), ("out_matches", Region::one(out_matches.cast_const()))], &[])?;
-        let out = unsafe { arg_slice_mut(out_players, slots, "out_players")? };
-        let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
-        if !now.is_finite() {
-            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
-        }
-        let matches = unsafe { lock(matchmaker)? }.tick_teams(now, team_size, capacity);
-        for (m, ids) in matches.iter().enumerate() {
-            out[m * per_match..(m + 1) * per_match].copy_from_slice(ids);
-        }
-        *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
-        Ok(())
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { write_equal_matches(matchmaker, now, 2 * team_size, out_players, capacity, out_matches, |queue| queue.tick_teams(now, team_size, capacity)) }
     })
 }
 
@@ -294,18 +282,38 @@ pub unsafe extern "C" fn elo_matchmaker_tick_free_for_all(
         if !crate::matchmaking::free_for_all::ENTRANTS.contains(&entrants) {
             return Err(FfiError::new(EloResult::OutOfRange, format!("entrants must be from 2 to 256 (got {entrants})")));
         }
-        let slots = capacity.saturating_mul(entrants);
-        check_disjoint(&[("out_players", Region::of(out_players.cast_const(), slots)), ("out_matches", Region::one(out_matches.cast_const()))], &[])?;
-        let out = unsafe { arg_slice_mut(out_players, slots, "out_players")? };
-        let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
-        if !now.is_finite() {
-            return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
-        }
-        let matches = unsafe { lock(matchmaker)? }.tick_free_for_all(now, entrants, capacity);
-        for (m, ids) in matches.iter().enumerate() {
-            out[m * entrants..(m + 1) * entrants].copy_from_slice(ids);
-        }
-        *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
-        Ok(())
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { write_equal_matches(matchmaker, now, entrants, out_players, capacity, out_matches, |queue| queue.tick_free_for_all(now, entrants, capacity)) }
     })
+}
+
+/// The shared part of the ticks whose matches all have `per_match` players: checks the
+/// outputs and `now`, runs `tick` on the locked queue, writes match `m`'s ids to
+/// `out_players[m * per_match ..]` and their count to `*out_matches`.
+///
+/// # Safety
+/// As for the calling function: `matchmaker` a live handle; `out_players` valid for
+/// `capacity * per_match` writes; `out_matches` for one.
+unsafe fn write_equal_matches(
+    matchmaker: *mut EloMatchmaker,
+    now: f64,
+    per_match: usize,
+    out_players: *mut u64,
+    capacity: usize,
+    out_matches: *mut i32,
+    tick: impl FnOnce(&mut Matchmaker) -> Vec<Vec<u64>>,
+) -> Result<(), FfiError> {
+    let slots = capacity.saturating_mul(per_match);
+    check_disjoint(&[("out_players", Region::of(out_players.cast_const(), slots)), ("out_matches", Region::one(out_matches.cast_const()))], &[])?;
+    let out = unsafe { arg_slice_mut(out_players, slots, "out_players")? };
+    let count_out = unsafe { arg_mut(out_matches, "out_matches")? };
+    if !now.is_finite() {
+        return Err(FfiError::new(EloResult::NotFinite, "now must be a finite number (not NaN or infinite)"));
+    }
+    let matches = tick(&mut *unsafe { lock(matchmaker)? });
+    for (m, ids) in matches.iter().enumerate() {
+        out[m * per_match..(m + 1) * per_match].copy_from_slice(ids);
+    }
+    *count_out = i32::try_from(matches.len()).unwrap_or(i32::MAX);
+    Ok(())
 }

@@ -67,7 +67,7 @@ impl FileError {
     fn cause(&self) -> String {
         use std::io::ErrorKind;
         let folder = self.folder();
-        let folder_missing = !folder.is_dir();
+        let folder_missing = !status::is_folder(&folder);
         match self.error.kind() {
             ErrorKind::NotFound if self.operation.writes() || folder_missing => {
                 format!("the folder \"{}\" does not exist (the engine does not create folders: create it first, or choose another path)", folder.display())
@@ -116,6 +116,7 @@ const TEMPORARY_MARK: &str = ".ranking-elo-tmp-";
 
 /// Leftover temporary files older than this are from a write that crashed: no write takes
 /// that long, so they are removed.
+#[cfg_attr(target_os = "emscripten", allow(dead_code))]
 const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Checks that `path` names a file: not empty, not a folder (`/`, `d/..`, `d/`).
@@ -203,8 +204,7 @@ fn remove_leftovers(folder: &Path, prefix: &OsStr) {
         if !name.as_encoded_bytes().starts_with(prefix) {
             continue;
         }
-        let old = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > LEFTOVER_AGE);
-        if old {
+        if status::is_old_leftover(&entry) {
             let _ = fs::remove_file(entry.path());
         }
     }
@@ -227,7 +227,8 @@ fn sync_folder(folder: &Path) -> std::io::Result<()> {
 /// Reads the regular file at `path`, at most `limit + 1` bytes (so a caller sees a file
 /// larger than `limit` by its length, and a device that never ends cannot fill memory). A
 /// folder, device or FIFO is refused without blocking, also one swapped in after the first
-/// check.
+/// check. (On WebGL, where the library asks for no file status, a folder is refused by
+/// its read, and `/dev` is refused by name: see [`status`].)
 ///
 /// # Errors
 /// [`FileFailure::Path`] for a path that names no file; [`FileFailure::Io`] naming
@@ -237,12 +238,10 @@ pub(crate) fn read_regular(path: &Path, operation: FileOperation, limit: u64) ->
     file_name_of(path)?;
     let failed = |error| FileFailure::io(operation, path, error);
     let not_regular = || failed(std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file (a folder, device or pipe)"));
-    let metadata = fs::metadata(path).map_err(failed)?;
-    if metadata.is_dir() {
-        return Err(failed(std::io::ErrorKind::IsADirectory.into()));
-    }
-    if !metadata.is_file() {
-        return Err(not_regular());
+    match status::kind_of(path).map_err(failed)? {
+        status::Kind::Folder => return Err(failed(std::io::ErrorKind::IsADirectory.into())),
+        status::Kind::Other => return Err(not_regular()),
+        status::Kind::RegularOrUnknown => {}
     }
     let mut options = fs::OpenOptions::new();
     options.read(true);
@@ -253,10 +252,101 @@ pub(crate) fn read_regular(path: &Path, operation: FileOperation, limit: u64) ->
         options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path).map_err(failed)?;
-    if !file.metadata().map_err(failed)?.is_file() {
+    if !status::is_regular(&file).map_err(failed)? {
         return Err(not_regular());
     }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(failed)?;
     Ok(bytes)
+}
+
+/// What the library asks the system about a file, in one place, because on WebGL it asks
+/// nothing.
+///
+/// Emscripten changed its `struct stat` in 3.1.42 (112 bytes with `st_mode` at offset 12
+/// before, 96 bytes with `st_mode` at offset 4 after). Rust's `libc` chooses one layout when
+/// the library is built, from the Emscripten it finds, while the WebGL library is linked
+/// later by the Emscripten of the user's Unity (3.1.38 in Unity 6.0, 4.0 in Unity 6.5). A
+/// `stat` call compiled for one layout and linked against the other reads the wrong field.
+/// So on WebGL the library calls no function of the `stat` family: a folder is recognised by
+/// opening it as one (`opendir`, whose `DIR` is opaque) or by its read failing with
+/// `EISDIR`, leftovers have no age, and device files are refused by their folder, `/dev`
+/// (a browser has no pipes, and Emscripten's terminal device would open a prompt).
+/// `cargo xtask test` checks that the WebGL archive imports no such function.
+mod status {
+    use std::path::Path;
+
+    /// What a path names, as far as the platform tells without reading it.
+    pub(super) enum Kind {
+        /// A folder.
+        Folder,
+        /// A device, pipe or socket.
+        Other,
+        /// A regular file, or (on WebGL) anything not refused by name: the read decides.
+        RegularOrUnknown,
+    }
+
+    /// Whether `path` is a folder.
+    #[cfg(not(target_os = "emscripten"))]
+    pub(super) fn is_folder(path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    /// Whether `path` is a folder: one that opens as a folder (no file status on WebGL).
+    #[cfg(target_os = "emscripten")]
+    pub(super) fn is_folder(path: &Path) -> bool {
+        std::fs::read_dir(path).is_ok()
+    }
+
+    /// What `path` names (following symbolic links).
+    #[cfg(not(target_os = "emscripten"))]
+    pub(super) fn kind_of(path: &Path) -> std::io::Result<Kind> {
+        let metadata = std::fs::metadata(path)?;
+        Ok(if metadata.is_dir() {
+            Kind::Folder
+        } else if metadata.is_file() {
+            Kind::RegularOrUnknown
+        } else {
+            Kind::Other
+        })
+    }
+
+    /// What `path` names, by name and by opening it as a folder (no file status on WebGL).
+    #[cfg(target_os = "emscripten")]
+    pub(super) fn kind_of(path: &Path) -> std::io::Result<Kind> {
+        let absolute = std::path::absolute(path)?;
+        Ok(if absolute.starts_with("/dev") {
+            Kind::Other
+        } else if is_folder(path) {
+            Kind::Folder
+        } else {
+            Kind::RegularOrUnknown
+        })
+    }
+
+    /// Whether the opened `file` is a regular file (checked again after opening, in case
+    /// the path was swapped meanwhile).
+    #[cfg(not(target_os = "emscripten"))]
+    pub(super) fn is_regular(file: &std::fs::File) -> std::io::Result<bool> {
+        Ok(file.metadata()?.is_file())
+    }
+
+    /// On WebGL the opened file is taken as it is: a folder fails its read with `EISDIR`.
+    #[cfg(target_os = "emscripten")]
+    pub(super) fn is_regular(_file: &std::fs::File) -> std::io::Result<bool> {
+        Ok(true)
+    }
+
+    /// Whether a leftover temporary file is older than [`super::LEFTOVER_AGE`].
+    #[cfg(not(target_os = "emscripten"))]
+    pub(super) fn is_old_leftover(entry: &std::fs::DirEntry) -> bool {
+        entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > super::LEFTOVER_AGE)
+    }
+
+    /// On WebGL every leftover is old: a WebGL build has one thread (threaded builds are
+    /// refused) and each page its own file system, so no other write can be under way.
+    #[cfg(target_os = "emscripten")]
+    pub(super) fn is_old_leftover(_entry: &std::fs::DirEntry) -> bool {
+        true
+    }
 }

@@ -343,6 +343,7 @@ pub fn run_all(host_library: &Path) -> Result<Counts, String> {
     counts += crate::apple::checks()?;
     counts += windows_arm64_checks()?;
     counts += webgl_threads_check()?;
+    counts += webgl_layout_check()?;
     counts += debug_information_checks()?;
     Ok(counts)
 }
@@ -404,6 +405,46 @@ fn webgl_threads_check() -> Result<Counts, String> {
         said.lines().filter(|l| l.contains("error")).take(3).collect::<Vec<_>>().join(" / ")
     };
     Ok(verdict("WebGL: a threaded (-pthread) link refuses the library, as the Editor's build check says", refused, &detail))
+}
+
+/// Whether a C function's arguments have a layout that Rust's `libc` chooses from the
+/// Emscripten it finds when the library is built (the `emscripten_*` cfgs of its build
+/// script): `struct stat` (3.1.42), `fsblkcnt_t` in `statvfs` (4.0.12), `sigset_t` (5.0.5)
+/// and `nfds_t` (6.0.1). The pattern is wider than the list (any name with `stat`).
+fn layout_follows_emscripten_version(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    name.contains("stat") || name.starts_with("sig") || name.starts_with("posix_spawn") || ["pthread_sigmask", "poll", "ppoll", "pselect", "signalfd", "epoll_pwait"].contains(&name)
+}
+
+/// The WebGL library is built with Debian's Emscripten and linked by the Emscripten of the
+/// user's Unity (3.1.38 in Unity 6.0, 4.0.19 in 6.5), whose `struct stat` differs from
+/// 3.1.42 on. A call of such a function compiled for one layout and linked against another
+/// reads the wrong fields, so the archive must import none of them: then no Emscripten's
+/// layout can matter, whichever links it (the library's other imports, such as
+/// `clock_gettime` and `readdir_r`, pass structs whose layout `libc` does not vary). The
+/// negative control: an object that calls `stat`, compiled by `emcc`, is caught.
+fn webgl_layout_check() -> Result<Counts, String> {
+    let imports = crate::archive::symbols(&plugin("WebGL"), &["--undefined-only"])?;
+    let dependent: Vec<&String> = imports.iter().filter(|name| layout_follows_emscripten_version(name)).collect();
+    let mut counts = verdict(
+        "WebGL: imports no function whose struct layout differs between Emscripten versions (stat family, statvfs, sigset_t, poll)",
+        dependent.is_empty() && !imports.is_empty(),
+        &format!("{} imports, layout-dependent: {dependent:?}", imports.len()),
+    );
+    let dir = out_dir("webgl layout");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let control = dir.join("calls_stat.c");
+    std::fs::write(&control, "#include <sys/stat.h>\nint is_file(const char *p) { struct stat s; return stat(p, &s) == 0 && S_ISREG(s.st_mode); }\n").map_err(|e| e.to_string())?;
+    let object = dir.join("calls_stat.o");
+    Step::new("negative control for the WebGL layout check (emcc -c)", "emcc").arg("-c").arg(&control).arg("-o").arg(&object).run()?;
+    let control_imports = crate::archive::symbols(&object, &["--undefined-only"])?;
+    counts += verdict(
+        "negative control: an object that calls stat is caught by the same check",
+        control_imports.iter().any(|name| layout_follows_emscripten_version(name)),
+        &format!("{control_imports:?}"),
+    );
+    Ok(counts)
 }
 
 /// Every shipped binary is stripped of debug information (which lives in the symbols
