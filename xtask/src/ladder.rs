@@ -72,8 +72,11 @@ fn create_key(database: &str, scope: &str) -> Result<String, String> {
 
 /// Builds `elo-ladder`, starts it on a fresh SQLite database with an admin, a report and a
 /// read key and a player token, and names them to the C# tests (`ELO_LADDER_URL`,
-/// `ELO_LADDER_*_KEY`, `ELO_LADDER_PLAYER_TOKEN`, inherited by the NUnit run). `ELO_LADDER_BIN` names the binary itself: the timeout and retry tests
-/// start servers of their own with it, which they stop (`SIGSTOP`), kill and restart.
+/// `ELO_LADDER_*_KEY`, `ELO_LADDER_PLAYER_TOKEN`, inherited by the NUnit run).
+/// `ELO_LADDER_BIN` names the binary itself: the timeout and retry tests start servers of
+/// their own with it, which they stop (`SIGSTOP`), kill and restart.
+/// `ELO_LADDER_JWT_SECRET_FILE` names the tokens' secret: the Ranked Play sample's tests mint
+/// their players' tokens with it, as the sample's readers do.
 pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     // The suite's own profile (release without LTO): the Rust tests have built it already.
     Step::new("elo-ladder (release-tests build)", "cargo").args(["build", "--package", "ranking-elo-ladder"]).args(crate::TEST_PROFILE).run()?;
@@ -128,6 +131,7 @@ pub fn start_for_client_tests() -> Result<ClientTestServer, String> {
     let url = line.split_whitespace().find(|w| w.starts_with("http://")).ok_or_else(|| format!("elo-ladder said {line:?}"))?;
     std::env::set_var("ELO_LADDER_URL", url);
     std::env::set_var("ELO_LADDER_BIN", elo_ladder());
+    std::env::set_var("ELO_LADDER_JWT_SECRET_FILE", &secret);
     for (variable, key) in created {
         std::env::set_var(variable, key);
     }

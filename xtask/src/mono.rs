@@ -99,17 +99,26 @@ pub fn native_name() -> &'static str {
     }
 }
 
+/// The NUnit suite's sources: the package's tests, plus Mono-only tests of the samples' code
+/// (the league's simulation; the ranked-play flow against the real server, whose screen needs
+/// UI Toolkit and is compiled in `unity_compile_check`).
+fn test_sources() -> Vec<String> {
+    let mut files = sources(&root().join("unity/Tests"));
+    files.extend(sources(&root().join("tests/fixtures/mono")));
+    files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
+    for logic in ["RankedPlayFlow.cs", "DemoGameBackend.cs"] {
+        files.push(root().join("unity/Samples~/RankedPlay").join(logic).display().to_string());
+    }
+    files
+}
+
 /// Builds and runs the NUnit suite of `unity/Tests/Editor` against the native library.
 pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
     let out = out_dir();
     let tests = out.join("RankingElo.Tests.Editor.dll");
     let framework = nunit_framework()?;
     let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
-    // The package's tests, plus Mono-only tests of the sample's simulation code.
-    let mut files = sources(&root().join("unity/Tests"));
-    files.extend(sources(&root().join("tests/fixtures/mono")));
-    files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
-    mcs("C# tests (mcs)", &tests, "library", &references, files)?;
+    mcs("C# tests (mcs)", &tests, "library", &references, test_sources())?;
     Step::new("C# tests (nunit-console on Mono)", "nunit-console")
         .args(["-nologo", "-noshadow", "-labels"])
         .arg(format!("-xml={}", out.join("TestResult.xml").display()))
@@ -120,8 +129,9 @@ pub fn nunit_tests(runtime: &Path) -> Result<Counts, String> {
 }
 
 /// Compiles the Unity flavour of everything (runtime with `NativeArray` overloads, tests,
-/// sample scripts, Editor code) against `tests/fixtures/unity-stand-in`, with Unity's defines: once as
-/// the oldest supported Editor (2021.3) and once as Unity 6.3, whose code paths differ.
+/// sample scripts, Editor code) against `tests/fixtures/unity-stand-in`, with Unity's defines:
+/// as the oldest supported Editor (2021.3), as Unity 6.3 (whose code paths differ: the
+/// `Awaitable` calls, `destroyCancellationToken`), and as Unity 6.3 with UniTask installed.
 pub fn unity_compile_check() -> Result<(), String> {
     let unity = root().join("unity");
     let mut files = sources(&unity.join("Runtime"));
@@ -129,18 +139,18 @@ pub fn unity_compile_check() -> Result<(), String> {
     files.extend(sources(&unity.join("Samples~")));
     files.extend(sources(&unity.join("Editor")));
     files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
+    let unity_6 = format!("{UNITY_6_EDITOR_DEFINES};UNITY_INCLUDE_TESTS");
     let editors = [
-        ("2021.3", "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX"),
-        (
-            "6000.3",
-            "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_INCLUDE_TESTS;UNITY_EDITOR;UNITY_EDITOR_LINUX",
-        ),
+        ("2021.3".to_owned(), format!("{UNITY_EDITOR_DEFINES};UNITY_INCLUDE_TESTS")),
+        ("6000.3".to_owned(), unity_6.clone()),
+        // With UniTask installed: the asmdef's versionDefines define RANKING_ELO_UNITASK.
+        ("6000.3 with UniTask".to_owned(), format!("{unity_6};RANKING_ELO_UNITASK")),
     ];
     for (version, defines) in editors {
         let arguments = vec![format!("-define:{defines}"), format!("-r:{}", nunit_framework()?.display())];
         mcs(
             &format!("Unity {version} flavour + samples + Editor (mcs against the UnityEngine stand-in)"),
-            &out_dir().join(format!("UnityCompileCheck-{version}.dll")),
+            &out_dir().join(format!("UnityCompileCheck-{}.dll", version.replace(' ', "-"))),
             "library",
             &arguments,
             files.clone(),
@@ -177,8 +187,9 @@ pub fn unity_flavour_programs() -> Result<Counts, String> {
 /// The defines of a Unity 2021.3 Editor on Linux, for programs that run the Unity flavour.
 const UNITY_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
 
-/// The defines of a Unity 6.3 Editor on Linux.
-const UNITY_6_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
+/// The defines of a Unity 6.3 Editor on Linux (each version's `_OR_NEWER` up to 6000.3, as
+/// Unity defines them).
+const UNITY_6_EDITOR_DEFINES: &str = "UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_2022_1_OR_NEWER;UNITY_2022_2_OR_NEWER;UNITY_2022_3_OR_NEWER;UNITY_2023_1_OR_NEWER;UNITY_2023_2_OR_NEWER;UNITY_6000_0_OR_NEWER;UNITY_6000_1_OR_NEWER;UNITY_6000_2_OR_NEWER;UNITY_6000_3_OR_NEWER;UNITY_EDITOR;UNITY_EDITOR_LINUX";
 
 /// The programs of `tests/fixtures/unity-editor`: the package's Editor code (with its runtime) and
 /// the program compiled against the stand-ins, whose Player Settings the program sets, once
@@ -327,11 +338,8 @@ pub fn internal_and_full_aot(library_dir: &Path) -> Result<Counts, String> {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let runtime = dir.join("RankingElo.dll");
         mcs(&format!("C# runtime, {flavour} DllImports (mcs)"), &runtime, "library", &defines, sources(&root().join("unity/Runtime")))?;
-        let mut files = sources(&root().join("unity/Tests"));
-        files.extend(sources(&root().join("tests/fixtures/mono")));
-        files.push(root().join("unity/Samples~/LeagueDemo/Population.cs").display().to_string());
         let references = vec![format!("-r:{}", runtime.display()), format!("-r:{}", framework.display())];
-        mcs(&format!("C# tests, {flavour} (mcs)"), &dir.join("RankingElo.Tests.Editor.dll"), "library", &references, files)?;
+        mcs(&format!("C# tests, {flavour} (mcs)"), &dir.join("RankingElo.Tests.Editor.dll"), "library", &references, test_sources())?;
     }
     std::fs::copy(library_dir.join(native_name()), work.join("normal").join(native_name())).map_err(|e| e.to_string())?;
 
