@@ -51,6 +51,7 @@ namespace RankingElo
     public sealed class EloRules : IDisposable
     {
         private readonly EloConfigHandle handle;
+        private readonly Burst.BurstSafety burstSafety = new Burst.BurstSafety();
 
         /// <summary>The default rules: logistic (c = 400), K = 32, initial rating 1500, no rounding.</summary>
         /// <exception cref="DllNotFoundException">The native library is missing or cannot load here (the message names the binary and the platform; a later call tries again).</exception>
@@ -438,8 +439,10 @@ namespace RankingElo
         }
 
         /// <summary>Releases the native configuration. Calling it again does nothing; using the rules afterwards throws <see cref="ObjectDisposedException"/>.</summary>
+        /// <exception cref="InvalidOperationException">With Unity's collection checks (the Editor): a scheduled job still holds the rules' <see cref="BurstHandle"/> (complete it first); nothing is released.</exception>
         public void Dispose()
         {
+            burstSafety.Release();
             handle.Dispose();
         }
 
@@ -454,7 +457,7 @@ namespace RankingElo
             {
                 using (var lease = Lease())
                 {
-                    return new Burst.EloRulesHandle(lease.Pointer);
+                    return new Burst.EloRulesHandle(lease.Pointer, burstSafety);
                 }
             }
         }

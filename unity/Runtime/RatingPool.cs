@@ -30,6 +30,7 @@ namespace RankingElo
     public sealed partial class RatingPool : IDisposable
     {
         private readonly EloPoolHandle handle;
+        private readonly Burst.BurstSafety burstSafety = new Burst.BurstSafety();
 
         /// <summary>An empty pool rated under a copy of <paramref name="rules"/> (the rules may be disposed afterwards).</summary>
         /// <param name="rules">The rating rules.</param>
@@ -712,8 +713,10 @@ namespace RankingElo
         }
 
         /// <summary>Releases the native pool; calling it again does nothing.</summary>
+        /// <exception cref="InvalidOperationException">With Unity's collection checks (the Editor): a scheduled job still holds the pool's <see cref="BurstHandle"/> (complete it first); nothing is released.</exception>
         public void Dispose()
         {
+            burstSafety.Release();
             handle.Dispose();
         }
 
@@ -746,7 +749,7 @@ namespace RankingElo
             {
                 using (var lease = Lease())
                 {
-                    return new Burst.EloPoolHandle(lease.Pointer);
+                    return new Burst.EloPoolHandle(lease.Pointer, burstSafety);
                 }
             }
         }

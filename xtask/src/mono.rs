@@ -160,9 +160,10 @@ pub fn unity_compile_check() -> Result<(), String> {
 }
 
 /// The programs of `tests/fixtures/unity-flavour`, each compiled with the package's Unity Editor
-/// flavour against the stand-ins (whose `UnityWebRequest` behaves as Unity's where the
-/// package relies on it) and run on Mono: the Unity-only paths that have no other runner
-/// here (the ladder client's `UnityWebRequest` path).
+/// flavour against the stand-ins (whose `UnityWebRequest` and `AtomicSafetyHandle` behave as
+/// Unity's where the package relies on them) and run on Mono with the native library: the
+/// Unity-only paths that have no other runner here (the ladder client's `UnityWebRequest`
+/// path, the Burst handles' safety checks).
 pub fn unity_flavour_programs() -> Result<Counts, String> {
     let work = root().join("target/mono-unity-flavour");
     let _ = std::fs::remove_dir_all(&work);
@@ -174,9 +175,14 @@ pub fn unity_flavour_programs() -> Result<Counts, String> {
         let mut files = sources(&root().join("unity/Runtime"));
         files.extend(sources(&root().join("tests/fixtures/unity-stand-in")));
         files.push(program.clone());
-        let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES}"), format!("-r:{}", nunit_framework()?.display())];
+        // The Editor's defines, collection checks included (on by default in the Editor).
+        let defines = vec![format!("-define:{UNITY_EDITOR_DEFINES};ENABLE_UNITY_COLLECTIONS_CHECKS"), format!("-r:{}", nunit_framework()?.display())];
         mcs(&format!("{name}, Unity Editor flavour (mcs against the stand-ins)"), &exe, "exe", &defines, files)?;
-        counts += Step::new(&format!("{name} on Mono (Unity flavour)"), "mono").arg(exe.display().to_string()).current_dir(&work).run_counted()?;
+        counts += Step::new(&format!("{name} on Mono (Unity flavour)"), "mono")
+            .arg(exe.display().to_string())
+            .current_dir(&work)
+            .env("LD_LIBRARY_PATH", out_dir().display().to_string())
+            .run_counted()?;
     }
     if counts.total() == 0 {
         return Err("tests/fixtures/unity-flavour has no program".to_owned());

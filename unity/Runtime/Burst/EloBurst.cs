@@ -1,5 +1,8 @@
 using System;
 using System.Runtime.InteropServices;
+#if UNITY_5_3_OR_NEWER
+using Unity.Collections.LowLevel.Unsafe;
+#endif
 
 namespace RankingElo.Burst
 {
@@ -9,16 +12,53 @@ namespace RankingElo.Burst
     /// that <see cref="EloRules"/> is disposed, so keep the rules alive (and undisposed) while
     /// jobs use the handle. Rules are immutable: any number of jobs may use one at once.
     /// </summary>
+    /// <remarks>
+    /// With Unity's collection checks (the Editor) the handle carries the rules' safety handle:
+    /// disposing the rules while a scheduled job holds it throws Unity's safety exception, and
+    /// using it after the rules were disposed throws <see cref="ObjectDisposedException"/>
+    /// instead of reading freed memory. Jobs may hold it as read-only, any number at once.
+    /// </remarks>
+#if UNITY_5_3_OR_NEWER
+    [NativeContainer]
+    [NativeContainerIsReadOnly]
+#endif
     public readonly struct EloRulesHandle
     {
         /// <summary>The native <c>EloConfig*</c>.</summary>
         public readonly IntPtr Config;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+        // The job system finds a container's safety handle by this name.
+        internal readonly AtomicSafetyHandle m_Safety;
+        internal readonly byte m_Checked;
+#endif
 
-        /// <summary>Wraps a native configuration pointer.</summary>
+        /// <summary>Wraps a native configuration pointer (a handle made so carries no safety handle: prefer <see cref="EloRules.BurstHandle"/>).</summary>
         /// <param name="config">The <c>EloConfig*</c>.</param>
         public EloRulesHandle(IntPtr config)
         {
             Config = config;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            m_Safety = default(AtomicSafetyHandle);
+            m_Checked = 0;
+#endif
+        }
+
+        internal EloRulesHandle(IntPtr config, BurstSafety safety)
+        {
+            Config = config;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            m_Safety = safety.Handle;
+            m_Checked = 1;
+#endif
+        }
+
+        /// <summary>Throws when the rules were disposed (with Unity's collection checks only).</summary>
+        [System.Diagnostics.Conditional("ENABLE_UNITY_COLLECTIONS_CHECKS")]
+        internal void CheckAlive()
+        {
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            if (m_Checked != 0) AtomicSafetyHandle.CheckReadAndThrow(m_Safety);
+#endif
         }
 
         /// <summary>Whether the handle points to rules (it is not the default value).</summary>
@@ -34,16 +74,54 @@ namespace RankingElo.Burst
     /// call locks the pool, so jobs and the main thread may use one pool at once (calls are
     /// serialized, each atomic).
     /// </summary>
+    /// <remarks>
+    /// With Unity's collection checks (the Editor) the handle carries the pool's safety handle:
+    /// disposing the pool while a scheduled job holds it throws Unity's safety exception, and
+    /// using it after the pool was disposed throws <see cref="ObjectDisposedException"/>
+    /// instead of reading freed memory. The job system sees it as read-only because the pool
+    /// serializes its calls itself: any number of jobs may hold one at once.
+    /// </remarks>
+#if UNITY_5_3_OR_NEWER
+    [NativeContainer]
+    [NativeContainerIsReadOnly]
+#endif
     public readonly struct EloPoolHandle
     {
         /// <summary>The native <c>EloPool*</c>.</summary>
         public readonly IntPtr Pool;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+        // The job system finds a container's safety handle by this name.
+        internal readonly AtomicSafetyHandle m_Safety;
+        internal readonly byte m_Checked;
+#endif
 
-        /// <summary>Wraps a native pool pointer.</summary>
+        /// <summary>Wraps a native pool pointer (a handle made so carries no safety handle: prefer <see cref="RatingPool.BurstHandle"/>).</summary>
         /// <param name="pool">The <c>EloPool*</c>.</param>
         public EloPoolHandle(IntPtr pool)
         {
             Pool = pool;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            m_Safety = default(AtomicSafetyHandle);
+            m_Checked = 0;
+#endif
+        }
+
+        internal EloPoolHandle(IntPtr pool, BurstSafety safety)
+        {
+            Pool = pool;
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            m_Safety = safety.Handle;
+            m_Checked = 1;
+#endif
+        }
+
+        /// <summary>Throws when the pool was disposed (with Unity's collection checks only).</summary>
+        [System.Diagnostics.Conditional("ENABLE_UNITY_COLLECTIONS_CHECKS")]
+        internal void CheckAlive()
+        {
+#if ENABLE_UNITY_COLLECTIONS_CHECKS
+            if (m_Checked != 0) AtomicSafetyHandle.CheckReadAndThrow(m_Safety);
+#endif
         }
 
         /// <summary>Whether the handle points to a pool (it is not the default value).</summary>
@@ -90,6 +168,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint RateBatch(EloRulesHandle rules, float* ratingA, float* ratingB, float* scoreA, float* k, int count, float* outRatingA, float* outRatingB)
         {
+            rules.CheckAlive();
             return elo_rate_batch(rules.Config, ratingA, ratingB, scoreA, k, count, outRatingA, outRatingB);
         }
 
@@ -101,6 +180,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint ExpectedScore(EloRulesHandle rules, float ratingA, float ratingB, float* expectedA)
         {
+            rules.CheckAlive();
             return elo_expected_score(rules.Config, ratingA, ratingB, expectedA);
         }
 
@@ -112,6 +192,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint RatePlayers(EloRulesHandle rules, PlayerState* playerA, PlayerState* playerB, float scoreA)
         {
+            rules.CheckAlive();
             return elo_rate_players(rules.Config, playerA, playerB, scoreA);
         }
 
@@ -130,6 +211,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolApply(EloPoolHandle pool, int* playerA, int* playerB, float* scoreA, int count, float* outDeltaA, float* outDeltaB, float* outExpectedA)
         {
+            pool.CheckAlive();
             return elo_pool_apply(pool.Pool, playerA, playerB, scoreA, count, outDeltaA, outDeltaB, outExpectedA);
         }
 
@@ -141,6 +223,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolGetRatings(EloPoolHandle pool, int start, int count, float* outRatings)
         {
+            pool.CheckAlive();
             return elo_pool_get_ratings(pool.Pool, start, count, outRatings);
         }
 
@@ -152,6 +235,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolGetLeagues(EloPoolHandle pool, int start, int count, int* outLeagues)
         {
+            pool.CheckAlive();
             return elo_pool_get_leagues(pool.Pool, start, count, outLeagues);
         }
 
@@ -165,6 +249,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint RateTeams(EloRulesHandle rules, PlayerState* members, int countA, int countB, float* weights, float scoreA)
         {
+            rules.CheckAlive();
             return elo_rate_teams(rules.Config, members, countA, countB, weights, scoreA);
         }
 
@@ -176,6 +261,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint RatePlacements(EloRulesHandle rules, PlayerState* players, int count, int* places)
         {
+            rules.CheckAlive();
             return elo_rate_placements(rules.Config, players, count, places);
         }
 
@@ -189,6 +275,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolApplyTeams(EloPoolHandle pool, int* members, int* teamOffsets, int matchCount, float* weights, float* scoreA)
         {
+            pool.CheckAlive();
             return elo_pool_apply_teams(pool.Pool, members, teamOffsets, matchCount, weights, scoreA);
         }
 
@@ -201,6 +288,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolApplyPlacements(EloPoolHandle pool, int* entrants, int* offsets, int matchCount, int* places)
         {
+            pool.CheckAlive();
             return elo_pool_apply_placements(pool.Pool, entrants, offsets, matchCount, places);
         }
 
@@ -210,6 +298,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolSetClock(EloPoolHandle pool, double seconds)
         {
+            pool.CheckAlive();
             return elo_pool_set_clock(pool.Pool, seconds);
         }
 
@@ -225,6 +314,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolApplyEvents(EloPoolHandle pool, int* playerA, int* playerB, float* scoreA, int count, LeagueChange* events, int eventsCapacity, int* eventCount)
         {
+            pool.CheckAlive();
             return elo_pool_apply_events(pool.Pool, playerA, playerB, scoreA, count, events, eventsCapacity, eventCount);
         }
 
@@ -238,6 +328,7 @@ namespace RankingElo.Burst
         /// <returns>The result code; 0 on success.</returns>
         public static uint PoolApplyDecay(EloPoolHandle pool, double now, LeagueChange* events, int eventsCapacity, int* eventCount, int* decayed)
         {
+            pool.CheckAlive();
             return elo_pool_apply_decay(pool.Pool, now, events, eventsCapacity, eventCount, decayed);
         }
 
