@@ -7,13 +7,21 @@ namespace RankingElo.Editor
     /// The Inspector of <see cref="EloRulesAsset"/>: every setting, the engine's message when
     /// one is invalid, and a preview that plays a quick seeded season under the rules
     /// (<see cref="RulesPreview"/>) and plots final rating against hidden skill with the
-    /// league counts, so a designer sees what a change does.
+    /// league counts, so a designer sees what a change does. The season is played on a worker
+    /// thread once per change (<see cref="RulesPreviewRunner"/>), never in the GUI pass.
     /// </summary>
     [CustomEditor(typeof(EloRulesAsset))]
     public sealed class EloRulesAssetEditor : UnityEditor.Editor
     {
-        private RulesPreview.Result preview;
-        private string previewFor;
+        // Previews are played off the GUI pass, once per change of the settings.
+        private readonly RulesPreviewRunner previews = new RulesPreviewRunner(200, 4000, 1);
+
+        /// <summary>Repaints while a preview is being played, so it shows once ready.</summary>
+        /// <returns>Whether a preview is being played.</returns>
+        public override bool RequiresConstantRepaint()
+        {
+            return previews.IsRunning;
+        }
 
         /// <summary>Draws the settings, the validation message and the preview.</summary>
         public override void OnInspectorGUI()
@@ -28,13 +36,18 @@ namespace RankingElo.Editor
                 return;
             }
             EditorGUILayout.HelpBox("The rules are valid.", MessageType.Info);
-            string json = asset.Settings.ToJson();
-            if (preview == null || previewFor != json)
+            bool current;
+            RulesPreview.Result preview = previews.Request(asset.Settings, out current);
+            if (preview == null)
             {
-                preview = RulesPreview.Run(asset.Settings, 200, 4000, 1);
-                previewFor = json;
+                EditorGUILayout.LabelField(previews.IsRunning ? "Playing the preview season…" : "No preview for these rules.");
+                return;
             }
             DrawPreview(preview);
+            if (!current)
+            {
+                EditorGUILayout.LabelField("(the preview of the previous settings: the new one is playing)");
+            }
         }
 
         private static void DrawPreview(RulesPreview.Result result)

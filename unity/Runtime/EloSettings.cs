@@ -180,7 +180,7 @@ namespace RankingElo
     public sealed class KPolicy
     {
         [SerializeField] private KPolicyKind kind;
-        [SerializeField] private double k = 32;
+        [Min(0f)] [SerializeField] private double k = 32;
         [SerializeField] private bool periodRule;
         [SerializeField] private List<KTier> tiers = new List<KTier>();
 
@@ -359,13 +359,13 @@ namespace RankingElo
     {
         [SerializeField] private string name = "League";
         [SerializeField] private float minRating;
-        [SerializeField] private double k = 32;
+        [Min(0f)] [SerializeField] private double k = 32;
         [SerializeField] private bool overridesScoreShareBonus;
-        [SerializeField] private double scoreShareBonus;
+        [Min(0f)] [SerializeField] private double scoreShareBonus;
         [SerializeField] private bool overridesVictoryBonus;
-        [SerializeField] private double victoryBonus;
+        [Min(0f)] [SerializeField] private double victoryBonus;
         [SerializeField] private bool overridesSeasonKeep;
-        [SerializeField] private double seasonKeep = 0.5;
+        [Range(0f, 1f)] [SerializeField] private double seasonKeep = 0.5;
 
         /// <summary>A league named "League" from rating 0 with K 32 (what the Inspector adds).</summary>
         public League()
@@ -463,13 +463,13 @@ namespace RankingElo
         [Tooltip("Whether each player uses their own K, or both use the average of the two.")]
         [SerializeField] private KCombine kCombine;
         [Tooltip("Win-streak penalty alpha: a player on a streak of n wins gains less per win (0: none).")]
-        [SerializeField] private double streakAlpha;
+        [Min(0f)] [SerializeField] private double streakAlpha;
         [Tooltip("For results given as points: whether the K term scores the points share (default) or the match result.")]
         [SerializeField] private PointsKTerm pointsKTerm;
         [Tooltip("Score-share bonus L: the winner's share of the points times L, added to the change.")]
-        [SerializeField] private double scoreShareBonus;
+        [Min(0f)] [SerializeField] private double scoreShareBonus;
         [Tooltip("Victory bonus V, paid on the result (1 a win, 0.5 a draw): ratings creep up by about V per match.")]
-        [SerializeField] private double victoryBonus;
+        [Min(0f)] [SerializeField] private double victoryBonus;
         [Tooltip("How rating changes are rounded (none, or to whole points).")]
         [SerializeField] private Rounding rounding;
         [Tooltip("Whether ratings have a floor.")]
@@ -491,9 +491,9 @@ namespace RankingElo
         [Tooltip("What a free-for-all's summed pair terms are divided by.")]
         [SerializeField] private PlacementNormalization placementNormalization;
         [Tooltip("Points below a league's start before a player is demoted (0: at once).")]
-        [SerializeField] private double demotionMargin;
+        [Min(0f)] [SerializeField] private double demotionMargin;
         [Tooltip("Games after a promotion during which a player cannot be demoted.")]
-        [SerializeField] private int protectedGames;
+        [Min(0f)] [SerializeField] private int protectedGames;
         [Tooltip("How ratings move toward the anchor at a season's end (the share of the distance kept).")]
         [SerializeField] private SeasonReset seasonReset = new SeasonReset();
         [Tooltip("Rating decay for players who stop playing: grace days, then points per day.")]

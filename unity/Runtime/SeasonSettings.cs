@@ -23,7 +23,7 @@ namespace RankingElo
     public sealed class SeasonReset
     {
         [SerializeField] private ResetAnchor anchor;
-        [SerializeField] private double keep = 0.5;
+        [Range(0f, 1f)] [SerializeField] private double keep = 0.5;
 
         /// <summary>What ratings are pulled toward (also where decay stops).</summary>
         public ResetAnchor Anchor
@@ -59,8 +59,8 @@ namespace RankingElo
     [Serializable]
     public sealed class DecaySettings
     {
-        [SerializeField] private double graceDays = 28;
-        [SerializeField] private double pointsPerDay;
+        [Min(0f)] [SerializeField] private double graceDays = 28;
+        [Min(0f)] [SerializeField] private double pointsPerDay;
         [SerializeField] private bool hasMinRating;
         [SerializeField] private float minRating;
         [SerializeField] private bool hasMinLeague;

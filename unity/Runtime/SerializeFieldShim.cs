@@ -30,5 +30,29 @@ namespace RankingElo
             this.tooltip = tooltip;
         }
     }
+
+    [AttributeUsage(AttributeTargets.Field)]
+    internal sealed class RangeAttribute : Attribute
+    {
+        public readonly float min;
+        public readonly float max;
+
+        public RangeAttribute(float min, float max)
+        {
+            this.min = min;
+            this.max = max;
+        }
+    }
+
+    [AttributeUsage(AttributeTargets.Field)]
+    internal sealed class MinAttribute : Attribute
+    {
+        public readonly float min;
+
+        public MinAttribute(float min)
+        {
+            this.min = min;
+        }
+    }
 }
 #endif

@@ -120,5 +120,46 @@ namespace RankingElo.Tests
             Assert.Greater(first.Spearman, 0.5f, "ratings should order players by skill");
             Assert.Throws<EloArgumentException>(() => RulesPreview.Run(new EloSettings { VictoryBonus = -1 }, 10, 10, 1));
         }
+
+        /// <summary>
+        /// The Inspector's previews run off the GUI pass, once per change: the first request
+        /// answers at once and starts a run; repeated requests with unchanged settings start
+        /// nothing; a change shows the previous preview until its own is ready; edits made
+        /// during a run are played together after it.
+        /// </summary>
+        [Test]
+        public void InspectorPreviewsRunOncePerChangeOffTheGuiPass()
+        {
+            var hold = new System.Threading.ManualResetEventSlim(true);
+            var runner = new RulesPreviewRunner(60, 600, 1, hold);
+            var settings = new EloSettings();
+            bool current;
+            Assert.IsNull(runner.Request(settings, out current), "nothing is ready at first: the request does not play the season");
+            Assert.IsFalse(current);
+            runner.Wait();
+            RulesPreview.Result first = runner.Request(settings, out current);
+            Assert.IsTrue(current);
+            CollectionAssert.AreEqual(RulesPreview.Run(settings, 60, 600, 1).Ratings, first.Ratings, "the same preview as played directly");
+            for (int pass = 0; pass < 5; pass++) runner.Request(settings, out current);
+            Assert.AreEqual(1, runner.Runs, "unchanged settings are not played again");
+
+            hold.Reset();
+            settings.KPolicy = KPolicy.Constant(16);
+            Assert.AreSame(first, runner.Request(settings, out current), "the previous preview is shown while the new one plays");
+            Assert.IsFalse(current);
+            settings.KPolicy = KPolicy.Constant(20);
+            runner.Request(settings, out current);
+            Assert.AreEqual(2, runner.Runs, "an edit during a run waits for it");
+            Assert.IsTrue(runner.IsRunning);
+            hold.Set();
+            runner.Wait();
+            runner.Request(settings, out current);
+            Assert.AreEqual(3, runner.Runs, "then the latest settings are played");
+            runner.Wait();
+            RulesPreview.Result latest = runner.Request(settings, out current);
+            Assert.IsTrue(current);
+            CollectionAssert.AreEqual(RulesPreview.Run(settings, 60, 600, 1).Ratings, latest.Ratings);
+            Assert.AreEqual(3, runner.Runs);
+        }
     }
 }
