@@ -117,9 +117,8 @@ fn manifest_is_a_valid_upm_package() {
     for section in ["## Getting started", "## Rules in the Inspector", "## Pools", "## Matchmaking", "## Burst", "## Platforms", "device"] {
         assert!(manual.contains(section), "the manual has no {section:?}");
     }
-    // A package installed from a git URL or a tarball has no folder around it: no link may
-    // leave the package.
-    assert!(!manual.contains("](../"), "the manual links outside the package (use the repository's URL)");
+    // A package installed from a git URL or a tarball has no folder around it: every link
+    // of its documents resolves inside the package (`links_stay_inside_the_package`).
     // No code in the manual blocks on a task: inside Unity, LadderClient's calls complete
     // on the main thread, so blocking there freezes the Editor.
     let mut in_code = false;
@@ -134,11 +133,127 @@ fn manifest_is_a_valid_upm_package() {
     }
 }
 
+/// A heading's anchor as GitHub and Unity's package documentation make it: lower case,
+/// spaces to `-`, punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| {
+            if c == ' ' {
+                Some('-')
+            } else if c.is_alphanumeric() || c == '-' || c == '_' {
+                Some(c)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside code blocks).
+fn anchors(markdown: &str) -> BTreeSet<String> {
+    let mut in_code = false;
+    let mut found = BTreeSet::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with('#') {
+            found.insert(anchor_of(line.trim_start_matches('#')));
+        }
+    }
+    found
+}
+
+/// The targets of a Markdown file's inline links (`[text](target)`), outside code blocks.
+fn link_targets(markdown: &str) -> Vec<String> {
+    let mut in_code = false;
+    let mut targets = Vec::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(start) = rest.find("](") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find(')') else { break };
+            targets.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    targets
+}
+
+/// Every link of the package's documents resolves inside the package: a file of the package
+/// (a git-URL or tarball install has nothing around it) and, with `#anchor`, one of its
+/// headings; web links go to `https://`. Control: the manual's old link to `../../docs/`
+/// and a misspelt anchor are both caught (`link_problems` on them, below).
+#[test]
+fn links_stay_inside_the_package() {
+    let root = package().canonicalize().unwrap();
+    let mut all = Vec::new();
+    walk(&package(), &mut all);
+    let mut checked = 0;
+    for path in all.iter().filter(|p| p.extension().is_some_and(|e| e == "md")) {
+        let text = fs::read_to_string(path).unwrap();
+        let problems = link_problems(&root, path, &text);
+        assert!(problems.is_empty(), "{}: {problems:?}", relative(path));
+        checked += link_targets(&text).len();
+    }
+    assert!(checked > 20, "only {checked} links found: the scan is broken");
+    let manual = package().join("Documentation~/index.md");
+    assert_eq!(link_problems(&root, &manual, "[configuration](../../docs/configuration.md)").len(), 1, "control: a link out of the package");
+    assert_eq!(link_problems(&root, &manual, "[seasons](#seasonz)").len(), 1, "control: an anchor with no heading");
+}
+
+/// What is wrong with the links of `text` (the Markdown of `file`).
+fn link_problems(root: &std::path::Path, file: &std::path::Path, text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for target in link_targets(text) {
+        if target.starts_with("https://") || target.starts_with("mailto:") {
+            continue;
+        }
+        if target.starts_with("http://") {
+            problems.push(format!("{target}: not https"));
+            continue;
+        }
+        let (path, anchor) = target.split_once('#').map_or((target.as_str(), None), |(p, a)| (p, Some(a)));
+        let resolved = if path.is_empty() { file.to_path_buf() } else { file.parent().unwrap().join(path) };
+        let Ok(resolved) = resolved.canonicalize() else {
+            problems.push(format!("{target}: no such file"));
+            continue;
+        };
+        if !resolved.starts_with(root) {
+            problems.push(format!("{target}: outside the package"));
+            continue;
+        }
+        if let Some(anchor) = anchor {
+            let headings = fs::read_to_string(&resolved).map(|t| anchors(&t)).unwrap_or_default();
+            if !headings.contains(anchor) {
+                problems.push(format!("{target}: no heading #{anchor}"));
+            }
+        }
+    }
+    problems
+}
+
 #[test]
 fn assembly_definitions_are_set_up() {
     let runtime = json(&package().join("Runtime/RankingElo.asmdef"));
     assert_eq!(runtime["name"], "RankingElo");
     assert_eq!(runtime["allowUnsafeCode"], true);
+    // UniTask when the project has it: the define its overloads are compiled under.
+    assert_eq!(runtime["versionDefines"], serde_json::json!([{"name": "com.cysharp.unitask", "expression": "2.0.0", "define": "RANKING_ELO_UNITASK"}]));
+    assert_eq!(runtime["references"], serde_json::json!(["UniTask"]));
+    let unitask = fs::read_to_string(package().join("Runtime/Ladder/LadderUniTasks.cs")).unwrap();
+    assert!(unitask.starts_with("#if RANKING_ELO_UNITASK\n"), "LadderUniTasks.cs compiles only with UniTask");
+    let awaitables = fs::read_to_string(package().join("Runtime/Ladder/LadderAwaitables.cs")).unwrap();
+    assert!(awaitables.starts_with("#if UNITY_2023_1_OR_NEWER\n"), "Awaitable exists from Unity 2023.1");
     let tests = json(&package().join("Tests/Editor/RankingElo.Tests.Editor.asmdef"));
     assert!(tests["references"].as_array().unwrap().contains(&"RankingElo".into()));
     assert_eq!(tests["includePlatforms"], serde_json::json!(["Editor"]));

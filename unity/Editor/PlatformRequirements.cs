@@ -59,7 +59,48 @@ namespace RankingElo.Editor
         /// <returns>A message, or null.</returns>
         internal static string Warning(BuildTarget target)
         {
-            return target == BuildTarget.StandaloneWindows64 ? WindowsWarning() : null;
+            switch (target)
+            {
+                case BuildTarget.StandaloneWindows64:
+                    return WindowsWarning();
+                case BuildTarget.iOS:
+                    return PrivacyManifestWarning(Application.unityVersion);
+                default:
+                    return null;
+            }
+        }
+
+        /// <summary>
+        /// Unity adds the privacy manifests that plugins ship (the package's
+        /// <c>Plugins/iOS/PrivacyInfo.xcprivacy</c>) to the Xcode project from 2021.3.35f1 and
+        /// 2022.3.18f1 on; an iOS build with an older Editor leaves it out, and the App Store
+        /// may refuse an app whose library calls <c>stat</c> without declaring it.
+        /// </summary>
+        /// <param name="unityVersion">The Editor's version, as <c>Application.unityVersion</c> gives it.</param>
+        /// <returns>A message, or null for an Editor that adds the manifest.</returns>
+        internal static string PrivacyManifestWarning(string unityVersion)
+        {
+            string[] parts = (unityVersion ?? "").Split('.');
+            int year, minor, patch;
+            if (parts.Length < 3 || !int.TryParse(parts[0], out year) || !int.TryParse(parts[1], out minor) || !int.TryParse(LeadingDigits(parts[2]), out patch))
+            {
+                return null;
+            }
+            bool leftOut = (year == 2021 && patch < 35) || (year == 2022 && (minor < 3 || patch < 18));
+            if (!leftOut)
+            {
+                return null;
+            }
+            return "Unity " + unityVersion + " does not add plugins' privacy manifests to the Xcode project (Unity does from 2021.3.35f1 and 2022.3.18f1): "
+                + "Ranking ELO's iOS library calls stat and fstat (file timestamp APIs in Apple's required-reason list), and the App Store may refuse the app without its manifest. "
+                + "Update the Editor, or add Packages/com.rankingelo.engine/Runtime/Plugins/iOS/PrivacyInfo.xcprivacy to the Xcode project's UnityFramework target (Build Phases > Copy Bundle Resources).";
+        }
+
+        private static string LeadingDigits(string text)
+        {
+            int end = 0;
+            while (end < text.Length && char.IsDigit(text[end])) end++;
+            return text.Substring(0, end);
         }
 
         /// <summary>What keeps the package from working in a build for <paramref name="target"/>, or null.</summary>

@@ -413,7 +413,10 @@ fn webgl_threads_check() -> Result<Counts, String> {
 /// and `nfds_t` (6.0.1). The pattern is wider than the list (any name with `stat`).
 fn layout_follows_emscripten_version(name: &str) -> bool {
     let name = name.trim_start_matches('_');
-    name.contains("stat") || name.starts_with("sig") || name.starts_with("posix_spawn") || ["pthread_sigmask", "poll", "ppoll", "pselect", "signalfd", "epoll_pwait"].contains(&name)
+    name.contains("stat")
+        || name.starts_with("sig")
+        || name.starts_with("posix_spawn")
+        || ["pthread_sigmask", "poll", "ppoll", "pselect", "signalfd", "epoll_pwait"].contains(&name)
 }
 
 /// The WebGL library is built with Debian's Emscripten and linked by the Emscripten of the

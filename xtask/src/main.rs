@@ -21,6 +21,8 @@
 //!   P/Invoke per pair, the batch API).
 //! * `cargo xtask bench-ladder`: the ladder server's load benchmark (`ladder.rs`).
 //! * `cargo xtask notices`: writes the Unity package's `Third Party Notices.md` (`notices.rs`).
+//! * `cargo xtask package-docs`: copies the reference pages of `docs/` into the Unity package's
+//!   `Documentation~/reference/` (`package_docs.rs`); the tests check the copies are current.
 //!
 //! Missing tools (a C compiler, Mono, NUnit) are installed with `apt-get` on Debian and
 //! Ubuntu when running as root; elsewhere the command says what to install.
@@ -38,6 +40,7 @@ mod header;
 mod ladder;
 mod mono;
 mod notices;
+mod package_docs;
 mod platforms;
 mod plugin_meta;
 mod snippets;
@@ -69,9 +72,10 @@ fn main() -> ExitCode {
         }
         "bench-mono" => bench_mono(),
         "notices" => notices::write().map(|()| Counts::default()),
+        "package-docs" => package_docs::write().map(|()| Counts::default()),
         "bench-ladder" => ladder::bench(&std::env::args().skip(2).collect::<Vec<_>>()).map(|()| Counts::default()),
         _ => {
-            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder | notices>");
+            eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder | notices | package-docs>");
             return ExitCode::from(2);
         }
     };
@@ -118,7 +122,7 @@ fn test() -> Result<Counts, String> {
     apple::prefetch_rcodesign();
     // The ladder server's suite (in the Rust tests) starts a private PostgreSQL cluster.
     ladder::ensure_postgres()?;
-    let mut counts = Counts::default();
+    let mut counts = package_docs::check()?;
     // Generated files are checked, not refreshed, during tests.
     let frozen = [("RANKING_ELO_FREEZE_GENERATED", "1")];
     counts += Step::new("Rust tests", "cargo").args(["test", "--workspace"]).args(TEST_PROFILE).envs(frozen).run_counted()?;
@@ -182,7 +186,9 @@ fn test_docs() -> Result<Counts, String> {
     tools::ensure_c_compiler()?;
     mono::ensure_mono()?;
     let library = build_release(&[("RANKING_ELO_FREEZE_GENERATED", "1")])?;
-    snippets::check(&library)
+    let mut counts = package_docs::check()?;
+    counts += snippets::check(&library)?;
+    Ok(counts)
 }
 
 fn demo() -> Result<Counts, String> {

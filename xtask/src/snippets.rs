@@ -346,13 +346,17 @@ fn unity_runtime(out: &Path) -> Result<PathBuf, String> {
     let mut files = mono::sources(&root().join("unity/Runtime"));
     files.extend(mono::sources(&root().join("tests/fixtures/unity-stand-in")));
     // The stand-ins include the Test Framework's, which build on NUnit.
-    let defines = vec![UNITY_DEFINES.to_owned(), format!("-r:{}", mono::nunit_framework()?.display())];
+    let defines = vec![unity_defines(), format!("-r:{}", mono::nunit_framework()?.display())];
     mono::mcs("docs: the package's Unity flavour for the snippets (mcs)", &dll, "library", &defines, files)?;
     Ok(dll)
 }
 
-/// The defines Unity sets, as `unity_compile_check` uses them.
-const UNITY_DEFINES: &str = "-define:UNITY_5_3_OR_NEWER;UNITY_2021_3_OR_NEWER;UNITY_EDITOR";
+/// The defines of the Unity the snippets are written for: a Unity 6.3 Editor (so examples
+/// may use `Awaitable` and `destroyCancellationToken`) with UniTask installed (the package's
+/// `RANKING_ELO_UNITASK`), as `unity_compile_check` uses them.
+fn unity_defines() -> String {
+    format!("-define:{};RANKING_ELO_UNITASK", mono::UNITY_6_EDITOR_DEFINES)
+}
 
 /// The warnings fragments may raise: a fragment often assigns a value only to show it
 /// (`float p = …; // 0.909`), which is CS0219 or CS0168 in a method.
@@ -362,7 +366,7 @@ fn mcs(title: &str, output: &Path, target: &str, reference: &Path, unity: bool, 
     let mut extra = vec![format!("-r:{}", reference.display())];
     extra.extend(options.iter().map(|o| (*o).to_owned()));
     if unity {
-        extra.push(UNITY_DEFINES.to_owned());
+        extra.push(unity_defines());
     }
     mono::mcs(title, output, target, &extra, sources.iter().map(|s| s.display().to_string()).collect())
 }
