@@ -163,6 +163,14 @@ pub fn canonical(content: &Content<'_>, number: impl Fn(&str) -> Option<u64>) ->
             let game: Game = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
             serde_json::to_value(numbered(game, &n)?).map_err(|e| e.to_string())?
         }
+        "import" => {
+            // {"player", "state"}: the player as a number, so that an erasure keeps the hash.
+            let mut value: serde_json::Value = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
+            let player =
+                value.get("player").and_then(serde_json::Value::as_str).ok_or_else(|| format!("seq {}: an import's inputs are {{\"player\", \"state\"}}", content.seq))?.to_owned();
+            value["player"] = serde_json::Value::from(n(&player)?);
+            value
+        }
         "correct" => {
             // {"match": id, "result": a match}: the result's players as numbers too.
             let mut value: serde_json::Value = serde_json::from_str(content.inputs).map_err(|e| format!("seq {}: inputs: {e}", content.seq))?;
@@ -346,6 +354,13 @@ pub fn names(entry: &Unchained) -> Vec<String> {
             .ok()
             .and_then(|mut v| v.get_mut("result").map(serde_json::Value::take))
             .and_then(|v| serde_json::from_value::<Game>(v).ok()),
+        "import" => {
+            return serde_json::from_str::<serde_json::Value>(&entry.inputs)
+                .ok()
+                .and_then(|v| v.get("player").and_then(serde_json::Value::as_str).map(str::to_owned))
+                .into_iter()
+                .collect();
+        }
         _ => None,
     };
     game.map(|g| g.players().into_iter().map(str::to_owned).collect()).unwrap_or_default()

@@ -44,6 +44,16 @@ pub fn inputs(text: &str, old: &str, new: &str) -> Result<String, ApiError> {
     Ok(MatchRequest { id: String::new(), game }.inputs_json())
 }
 
+/// An imported player's stored inputs ([`crate::import`]) with `old` renamed `new`.
+///
+/// # Errors
+/// 500 when the stored text does not parse.
+pub fn import_inputs(text: &str, old: &str, new: &str) -> Result<String, ApiError> {
+    let (mut player, state) = crate::import::read_player_inputs(text)?;
+    swap(&mut player, old, new);
+    Ok(crate::import::player_inputs(&player, &state))
+}
+
 /// A match's stored results with `old` renamed `new` (other entries' results name nobody).
 ///
 /// # Errors
@@ -105,10 +115,17 @@ impl Renamed {
 pub fn rename(seq: i64, kind: &str, stored: StoredTexts<'_>, old: &str, new: &str) -> Result<Renamed, ApiError> {
     let (inputs_text, corrected, joined_text, results_text, keys_text) = stored;
     let is_match = matches!(kind, "pair" | "team" | "free_for_all");
-    let new_inputs = if is_match { inputs(inputs_text, old, new)? } else { inputs_text.to_owned() };
+    let is_import = kind == crate::import::KIND;
+    let new_inputs = if is_match {
+        inputs(inputs_text, old, new)?
+    } else if is_import {
+        import_inputs(inputs_text, old, new)?
+    } else {
+        inputs_text.to_owned()
+    };
     let new_corrected = corrected.map(|c| inputs(c, old, new)).transpose()?;
     let new_joined = joined(joined_text, old, new)?;
-    let new_results = if is_match { results(results_text, old, new)? } else { results_text.to_owned() };
+    let new_results = if is_match || is_import { results(results_text, old, new)? } else { results_text.to_owned() };
     let new_keys = keys_text.map(|keys| erase_key(keys, joined_text, old)).transpose()?;
     let bytes = crate::model::entry_bytes(&new_inputs, &new_joined, &new_results);
     Ok(Renamed { seq, inputs: new_inputs, corrected: new_corrected, joined: new_joined, results: new_results, keys: new_keys, bytes })

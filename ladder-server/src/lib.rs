@@ -22,6 +22,7 @@ pub mod erase;
 pub mod error;
 pub mod events;
 pub mod http;
+pub mod import;
 pub mod keys;
 pub mod ladder;
 pub mod limits;

@@ -124,6 +124,13 @@ fn command() -> Command {
                 .arg(Arg::new("journal").long("journal").value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help("an export (GET …/export) instead of a database"))
                 .arg(seconds("pending-timeout", "30", "PostgreSQL: how long to wait for entries held back by a transaction open elsewhere")),
         )
+        .subcommand(
+            database_args(Command::new("import").about(
+                "Import players with their ratings and a match history into a ladder from NDJSON (docs/ladder-server.md#import): every line is checked first, then applied in order, each once per id",
+            ))
+            .arg(Arg::new("ladder").long("ladder").value_name("NAME").required(true).help("the ladder (create it first: PUT /v1/ladders/{ladder})"))
+            .arg(Arg::new("file").value_name("FILE").required(true).value_parser(clap::value_parser!(PathBuf)).help("the NDJSON file: one player or match per line")),
+        )
         .subcommand(database_args(Command::new("scrub").about(
             "Rewrite the tables that hold player names into fresh storage, so that old row versions (erased names among them) leave the database's files; PostgreSQL locks each table while it is rewritten",
         )))
@@ -168,6 +175,7 @@ fn main() -> ExitCode {
         match matches.subcommand() {
             Some(("serve", args)) => serve(args).await,
             Some(("verify", args)) => verify(args).await,
+            Some(("import", args)) => import(args).await,
             Some(("scrub", args)) => scrub(args).await,
             Some(("tokens", tokens)) => match tokens.subcommand() {
                 Some(("mint", args)) => mint_token(args),
@@ -367,6 +375,35 @@ async fn scrub(args: &ArgMatches) -> Result<(), String> {
     let store = open(args).await?;
     let done = store.scrub().await.map_err(|e| format!("scrub: {}", e.message))?;
     println!("{done}");
+    Ok(())
+}
+
+/// `elo-ladder import`: the file is read twice (checked, then applied), never held whole.
+async fn import(args: &ArgMatches) -> Result<(), String> {
+    use ranking_elo_ladder::error::ApiError;
+    use std::io::BufRead as _;
+    let store = open(args).await?;
+    let name = args.get_one::<String>("ladder").map_or("", String::as_str);
+    let ladder = store.ladder(name).await.map_err(|e| e.message)?.ok_or_else(|| format!("there is no ladder {name:?}: create it first (PUT /v1/ladders/{name})"))?;
+    let path = args.get_one::<PathBuf>("file").cloned().unwrap_or_default();
+    let source = move || -> Result<Box<dyn Iterator<Item = Result<String, ApiError>> + Send>, ApiError> {
+        let file = std::fs::File::open(&path).map_err(|e| ApiError::bad_request(format!("{}: {e}", path.display())))?;
+        let shown = path.display().to_string();
+        Ok(Box::new(std::io::BufReader::new(file).lines().map(move |line| line.map_err(|e| ApiError::bad_request(format!("{shown}: {e}"))))))
+    };
+    let started = std::time::Instant::now();
+    let mut reported = 0;
+    let summary = ranking_elo_ladder::import::run(&store, std::sync::Arc::new(ladder), &source, |tally| {
+        let done = tally.applied + tally.already_applied;
+        if done >= reported + 100_000 {
+            reported = done;
+            eprintln!("elo-ladder import: {done} lines ({} applied now) in {:.1} s", tally.applied, started.elapsed().as_secs_f64());
+        }
+    })
+    .await
+    .map_err(|e| e.message)?;
+    println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+    eprintln!("elo-ladder import: done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 

@@ -448,9 +448,11 @@ pub struct JournalEntry {
     /// Position in the journal (increasing; shared by every ladder of the database, so a
     /// ladder's entries are not numbered densely).
     pub seq: i64,
-    /// `pair`, `team`, `free_for_all`, `season_end` or `decay`.
+    /// `pair`, `team`, `free_for_all`, `import` ([`crate::import`]), `season_end`, `decay`,
+    /// `annul` or `correct`.
     pub kind: String,
-    /// The match id, or the id of a season end or decay (none for those of version 0.1).
+    /// The match id, or the id of an import, season end or decay (none for those of version
+    /// 0.1).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub id: Option<String>,
     /// Server time, Unix seconds.

@@ -18,7 +18,7 @@ use crate::model::{self, apply_match, current, joining_state, Game, MatchRequest
 pub struct StoredEntry {
     /// Its seq.
     pub seq: i64,
-    /// `pair`, `team`, `free_for_all`, `season_end`, `decay`, `annul` or `correct`.
+    /// `pair`, `team`, `free_for_all`, `import`, `season_end`, `decay`, `annul` or `correct`.
     pub kind: String,
     /// Server time of the entry.
     pub time: f64,
@@ -74,6 +74,9 @@ impl Rebuild {
     /// journal).
     pub fn step(&mut self, entry: &StoredEntry) -> Result<Step, ApiError> {
         let broken = |what: &str| ApiError::internal(format!("journal {}: {what}", entry.seq));
+        if entry.kind == crate::import::KIND {
+            return self.import(entry);
+        }
         for name in &entry.joined {
             if self.rows.contains_key(name) {
                 return Err(broken(&format!("{name} joins twice")));
@@ -149,6 +152,25 @@ impl Rebuild {
             }
             _ => Ok(Step::default()),
         }
+    }
+
+    /// An imported player: joins with the state the entry holds ([`crate::import`]).
+    fn import(&mut self, entry: &StoredEntry) -> Result<Step, ApiError> {
+        let broken = |what: &str| ApiError::internal(format!("journal {}: {what}", entry.seq));
+        let (player, state) = crate::import::read_player_inputs(&entry.inputs)?;
+        if entry.joined != [player.as_str()] {
+            return Err(broken("an imported player's entry joins that player alone"));
+        }
+        if self.rows.contains_key(&player) {
+            return Err(broken(&format!("{player} joins twice")));
+        }
+        if self.zero_sum.is_some() {
+            return Err(broken("a player imported into a zero-sum ladder"));
+        }
+        let id = i64::try_from(self.order.len()).unwrap_or(i64::MAX);
+        self.rows.insert(player.clone(), PlayerRow { id, name: player.clone(), state });
+        self.order.push(player.clone());
+        Ok(Step { results: Some(crate::import::player_results(&player, &state)), history: vec![(player, state.rating, state.rating)], standings: None })
     }
 
     /// Every player's stored state, by name.

@@ -129,6 +129,8 @@ pub struct Summary {
     pub annulled: usize,
     /// Corrected matches.
     pub corrected: usize,
+    /// Players imported with their states ([`crate::import`]).
+    pub imported: usize,
     /// Players.
     pub players: usize,
     /// The last entry's hash.
@@ -286,6 +288,7 @@ impl Verifier {
                     self.matches.insert(id.clone(), (entry.seq, entry.annulled, entry.annul_reason.clone(), entry.corrected.clone()));
                 }
             }
+            "import" => self.summary.imported += 1,
             "annul" | "correct" => {
                 let target = entry.inputs["match"].as_str().ok_or_else(|| fail("an amendment without its match".to_owned()))?;
                 if !self.matches.contains_key(target) {
@@ -431,9 +434,10 @@ impl Summary {
     #[must_use]
     pub fn line(&self, ladder: &str) -> String {
         format!(
-            "ladder {ladder}: {} entries ({} matches, {} annulled, {} corrected), {} players; chain head {}",
+            "ladder {ladder}: {} entries ({} matches, {} imported players, {} annulled, {} corrected), {} players; chain head {}",
             self.entries,
             self.matches,
+            self.imported,
             self.annulled,
             self.corrected,
             self.players,

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod console;
 mod health;
+mod import;
 mod keys;
 mod ladders;
 mod matches;
@@ -129,6 +130,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(console::router())
         .merge(keys::router())
         .merge(ladders::router())
+        .merge(import::router())
         .merge(matches::router())
         .merge(players::router())
         .merge(queues::router())

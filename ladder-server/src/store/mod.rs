@@ -197,7 +197,7 @@ pub struct NextTimes {
 pub struct HistoryEntry {
     /// The journal entry.
     pub seq: i64,
-    /// `pair`, `team`, `free_for_all`, `season_end` or `decay`.
+    /// `pair`, `team`, `free_for_all`, `import`, `season_end` or `decay`.
     pub kind: String,
     /// The match's or event's id.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -273,6 +273,10 @@ pub trait MatchesStore: Send + Sync {
     /// same bounds as [`MatchesStore::journal`]; `more` says older entries exist, `pending`
     /// (PostgreSQL) that newer ones below `before` are held back until they are chained.
     fn journal_newest<'a>(&'a self, ladder: &'a Ladder, before: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage>;
+    /// Imports checked lines in order, in one transaction ([`crate::import`]): each line once
+    /// per id; a line the ladder refuses stops the batch there (the lines before it are
+    /// committed, it changes nothing).
+    fn import<'a>(&'a self, ladder: Arc<Ladder>, lines: Vec<crate::import::Line>) -> StoreFuture<'a, crate::import::BatchOutcome>;
     /// Annuls or corrects a match: marks it, rebuilds every later state from the journal,
     /// journals the amendment; once per amendment (see [`crate::amend::plan`]). Returns the
     /// 200 body.

@@ -614,6 +614,13 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
         // corrected match counts with its latest correction, amendments themselves change
         // nothing.
         let kind = entry["kind"].as_str().expect("kind");
+        if kind == "import" {
+            // An imported player joins with the state the entry holds.
+            let state: PlayerState = serde_json::from_value(entry["inputs"]["state"].clone()).expect("an import's state");
+            let name = entry["inputs"]["player"].as_str().expect("an import's player");
+            pool.set_player(index[name], state).expect("set_player");
+            continue;
+        }
         if entry["annulled"] == Value::Bool(true) || kind == "annul" || kind == "correct" {
             continue;
         }

@@ -25,6 +25,7 @@ mod export;
 mod faults;
 mod helpers;
 mod hostile_ids;
+mod import;
 mod journal;
 mod keys;
 mod ladders;

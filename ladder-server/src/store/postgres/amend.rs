@@ -222,7 +222,7 @@ pub(super) async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Res
     let rows = c
         .query(
             "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
-             WHERE j.kind IN ('pair', 'team', 'free_for_all') \
+             WHERE j.kind IN ('pair', 'team', 'free_for_all', 'import') \
                AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = $1) OR (j.ladder_id = $2 AND j.time < $3))",
             &[&id, &ladder.id, &history_lines_since(c, ladder.id).await?],
         )

@@ -10,6 +10,10 @@ impl crate::store::MatchesStore for PgStore {
         Box::pin(async move { receiver.await.unwrap_or_else(|_| Err(ApiError::unavailable("the committer stopped"))) })
     }
 
+    fn import<'a>(&'a self, ladder: Arc<Ladder>, lines: Vec<crate::import::Line>) -> StoreFuture<'a, crate::import::BatchOutcome> {
+        Box::pin(async move { super::import::import_batch(self, &ladder, &lines).await })
+    }
+
     fn journal<'a>(&'a self, ladder: &'a Ladder, after: i64, limit: i64, kind: Option<&'a str>) -> StoreFuture<'a, JournalPage> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;

@@ -20,6 +20,7 @@ mod amend;
 use self::amend::{amend_once, erase_once, history_lines_since, save_checkpoint};
 mod chainer;
 mod commit;
+mod import;
 mod tls;
 
 use std::collections::HashMap;

@@ -390,7 +390,7 @@ pub(super) fn erase(c: &Connection, ladder: &Ladder, player: &str) -> Result<Opt
     let entries: Vec<Stored> = c
         .prepare_cached(
             "SELECT j.seq, j.kind, j.inputs, j.corrected_inputs, j.joined, j.results, j.player_keys FROM journal j \
-             WHERE j.kind IN ('pair', 'team', 'free_for_all') \
+             WHERE j.kind IN ('pair', 'team', 'free_for_all', 'import') \
                AND (j.seq IN (SELECT seq FROM player_entries WHERE player_id = ?1) OR (j.ladder_id = ?2 AND j.time < ?3))",
         )?
         .query_map(params![id, ladder.id, history_lines_since(c, ladder.id)?], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))?

@@ -169,6 +169,10 @@ impl crate::store::MatchesStore for SqliteStore {
         }))
     }
 
+    fn import<'a>(&'a self, ladder: Arc<Ladder>, lines: Vec<crate::import::Line>) -> StoreFuture<'a, crate::import::BatchOutcome> {
+        Box::pin(self.write_ladder(ladder.id, move |c| super::import::import_batch(c, &ladder, &lines)))
+    }
+
     fn amend(&self, ladder: Arc<Ladder>, request: crate::amend::Request) -> StoreFuture<'_, String> {
         Box::pin(self.staged_amend(ladder, request))
     }
@@ -178,24 +182,33 @@ impl crate::store::MatchesStore for SqliteStore {
 const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_after FROM player_entries e JOIN players p ON p.id = e.player_id \
      WHERE e.seq > ?2 AND e.seq <= ?3 AND e.ladder_id = ?1 ORDER BY e.seq, p.name";
 
+/// The ladder as its season is now, when a season end brought in other rules since this
+/// server cached it (`None`: the cached one is current).
+pub(super) fn season_moved(c: &Connection, ladder: &Ladder) -> Result<Option<Ladder>, ApiError> {
+    let (season, config): (i64, String) = c.prepare_cached("SELECT season, config FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    if season == ladder.season {
+        return Ok(None);
+    }
+    Ok(Some(Ladder { rules: stored_rules(&config)?, config_json: config, season, ..ladder.clone() }))
+}
+
 /// One match in the writer's transaction (see the module documentation).
 fn report(c: &Connection, ladder: &Ladder, request: &MatchRequest) -> Result<String, ApiError> {
+    report_at(c, ladder, request, model::now())
+}
+
+/// One match played at `now` (a report's is the server's time, an imported match's its
+/// own).
+pub(super) fn report_at(c: &Connection, ladder: &Ladder, request: &MatchRequest, now: f64) -> Result<String, ApiError> {
     // The rules of the ladder's season now (a season end may have brought in others since
     // this server cached them).
-    let (season, config): (i64, String) = c.prepare_cached("SELECT season, config FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let current;
-    let ladder = if season == ladder.season {
-        ladder
-    } else {
-        current = Ladder { rules: stored_rules(&config)?, config_json: config, season, ..ladder.clone() };
-        &current
-    };
+    let moved = season_moved(c, ladder)?;
+    let ladder = moved.as_ref().unwrap_or(ladder);
     let inputs = request.inputs_json();
     let kind = request.game.kind();
     if let Some((seq, stored_kind, stored_inputs, results)) = find_entry(c, ladder.id, &request.id)? {
         return replay_answer(&request.id, &stored_kind, &stored_inputs, kind, &inputs, || model::match_response(seq, &results));
     }
-    let now = model::now();
     let mut zero_sum = zero_sum(c, ladder.id, ladder.zero_sum_total())?;
     let mut names: Vec<&str> = request.players();
     names.sort_unstable();

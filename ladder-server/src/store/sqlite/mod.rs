@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 
 mod amend;
 mod chain;
+mod import;
 mod keys;
 mod ladders;
 mod matches;
