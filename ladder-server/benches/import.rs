@@ -1,11 +1,12 @@
 //! The import benchmark (BENCHMARKS.md): `elo-ladder import` of a history of players and
 //! matches (by default 100,000 imported players and 1,000,000 matches: pairs, teams of
 //! two and free-for-alls of four), timed, with the import process's peak memory, on SQLite
-//! and, with `postgres`, on PostgreSQL; then `elo-ladder verify` of the imported ladder.
+//! and PostgreSQL; then the same import again, and `elo-ladder verify` of the imported ladder.
 //! The server runs beside it (the ladder is created through it). Nothing is asserted but
 //! that the import succeeds.
 //!
-//! `cargo bench -p ranking-elo-ladder --bench import -- [matches=N] [players=N] [postgres]`
+//! `cargo bench -p ranking-elo-ladder --bench import -- [matches=N] [players=N] [sqlite]
+//! [postgres]` (SQLite when neither is named).
 
 #[path = "../tests/api/helpers.rs"]
 #[allow(dead_code)]
@@ -132,8 +133,11 @@ fn main() {
     let file = dir.0.join("history.ndjson");
     let bytes = write_history(&file, players, matches);
     println!("history: {players} players and {matches} matches, {:.0} MiB of NDJSON", bytes as f64 / 1024.0 / 1024.0);
-    bench(Backend::Sqlite, &file, players + matches);
-    if args.iter().any(|a| a == "postgres") {
+    let postgres = args.iter().any(|a| a == "postgres");
+    if !postgres || args.iter().any(|a| a == "sqlite") {
+        bench(Backend::Sqlite, &file, players + matches);
+    }
+    if postgres {
         bench(Backend::Postgres, &file, players + matches);
     }
 }

@@ -2,9 +2,11 @@
 
 use std::sync::Arc;
 
-use axum::extract::{RawPathParams, State};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, RawPathParams, State};
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use serde::Serialize;
 
@@ -21,6 +23,53 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/v1/ladders/{ladder}/players/{player}", get(player).delete(erase))
         .route("/v1/ladders/{ladder}/players/{player}/matches", get(history))
         .route("/v1/ladders/{ladder}/leaderboard", get(leaderboard))
+        .route("/v1/ladders/{ladder}/leaderboard/of", post(lines_of).layer(DefaultBodyLimit::max(LINES_OF_BODY_LIMIT)))
+}
+
+/// The largest body of `leaderboard/of`: 1,000 names of 64 characters, quoted.
+const LINES_OF_BODY_LIMIT: usize = 80 * 1024;
+
+/// The most players one `leaderboard/of` names.
+pub const MAX_PLAYERS_OF: usize = 1000;
+
+/// `{"players": [...]}` of `POST …/leaderboard/of`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayersOf {
+    players: Vec<String>,
+}
+
+/// `{"entries": [...], "unknown": [...]}`: the named players' lines, best first, and the names
+/// the ladder has no player for, in the order given.
+#[derive(Serialize)]
+struct LinesOf {
+    entries: Vec<BoardEntry>,
+    unknown: Vec<String>,
+}
+
+/// `POST …/leaderboard/of` (any read access, a player's token too), `{"players": [names]}`
+/// (1 to 1,000): a friends board, each line with the player's exact rank on the whole board.
+async fn lines_of(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    query.only(&[])?;
+    let bytes = payload.map_err(|rejection| match rejection.status() {
+        axum::http::StatusCode::PAYLOAD_TOO_LARGE => ApiError::too_large(LINES_OF_BODY_LIMIT),
+        _ => ApiError::bad_request(rejection.body_text()),
+    })?;
+    let body: PlayersOf = serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("{{\"players\": [names]}}: {e}")))?;
+    if body.players.is_empty() || body.players.len() > MAX_PLAYERS_OF {
+        return Err(ApiError::invalid("invalid_players", format!("players names 1 to {MAX_PLAYERS_OF} players (got {})", body.players.len())));
+    }
+    let mut players: Vec<String> = Vec::with_capacity(body.players.len());
+    let mut seen = std::collections::HashSet::with_capacity(body.players.len());
+    for name in body.players {
+        check_name(&name, "player")?;
+        if seen.insert(name.clone()) {
+            players.push(name);
+        }
+    }
+    let entries = state.store.lines_of(&access.ladder, &players).await?;
+    let unknown = players.into_iter().filter(|name| !entries.iter().any(|e| &e.player == name)).collect();
+    json_ok(&LinesOf { entries, unknown })
 }
 
 /// The path's `{player}`, checked.

@@ -312,6 +312,10 @@ pub trait PlayersStore: Send + Sync {
     /// A player's journal entries before `before` (all when `None`), newest first, at most
     /// `limit`; `None` for an unknown player.
     fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>>;
+    /// The leaderboard lines of `players` (a friends list: up to 1,000 names), with their
+    /// exact ranks on the whole board from one snapshot, best first; players the ladder does
+    /// not have are left out.
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>>;
     /// Up to `limit` leaderboard lines centred on `player` (fewer at the ends), with exact
     /// ranks from one snapshot; `None` for an unknown player.
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;

@@ -5,7 +5,13 @@ use serde_json::Value;
 use crate::helpers::{self, call, Backend, Server, TestApp};
 use crate::RULES;
 
-on_both!(leaderboard_pages_and_ranks, ties_follow_the_journals_joining_order, around_a_player_and_history, an_erased_player_leaves_no_name_behind,);
+on_both!(
+    leaderboard_pages_and_ranks,
+    ties_follow_the_journals_joining_order,
+    around_a_player_and_history,
+    an_erased_player_leaves_no_name_behind,
+    a_friends_board_has_each_players_rank_on_the_whole_board,
+);
 
 fn leaderboard_pages_and_ranks(backend: Backend) {
     let app = TestApp::spawn(backend);
@@ -193,4 +199,52 @@ fn an_erased_player_leaves_no_name_behind(backend: Backend) {
     let again = app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"back","a":"alice-smith","b":"p0","score_a":1}"#));
     assert_eq!(again["players"][0]["games_played"].as_u64(), Some(1));
     helpers::verify_replay(&app, "main", crate::RICH_RULES);
+}
+
+/// `POST …/leaderboard/of`: the named players only, best first, each with the rank the whole
+/// board gives them (ties by joining order); unknown names listed apart; bounds checked.
+fn a_friends_board_has_each_players_rank_on_the_whole_board(backend: Backend) {
+    let app = TestApp::spawn(backend);
+    app.put_ladder("main", RULES);
+    let mut rng = crate::Lcg(11);
+    for m in 0..400 {
+        app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(&crate::random_match(&mut rng, &format!("m{m}"), 60, true)));
+    }
+    // Two tied newcomers (a draw between them): the earlier joiner ranks first.
+    app.ok("POST", "/v1/ladders/main/matches", &app.report, Some(r#"{"id":"tie","a":"tie-a","b":"tie-b","score_a":0.5}"#));
+    let friends = ["p7", "tie-b", "nobody", "p33", "p7", "p0", "tie-a", "p59"];
+    let body = serde_json::json!({ "players": friends }).to_string();
+    let answer = app.ok("POST", "/v1/ladders/main/leaderboard/of", &app.read, Some(&body));
+    let entries = answer["entries"].as_array().expect("entries");
+    assert_eq!(answer["unknown"], serde_json::json!(["nobody"]));
+    assert_eq!(entries.len(), 6, "the known names, once each");
+    let mut previous = 0;
+    for entry in entries {
+        let name = entry["player"].as_str().expect("a name");
+        let alone = app.ok("GET", &format!("/v1/ladders/main/players/{name}"), &app.read, None);
+        assert_eq!(entry["rank"], alone["rank"], "{name}: the rank of the whole board");
+        assert_eq!(entry["rating"], alone["rating"], "{name}");
+        let rank = entry["rank"].as_i64().expect("a rank");
+        assert!(rank > previous, "best first");
+        previous = rank;
+    }
+    let tied: Vec<&str> = entries.iter().filter_map(|e| e["player"].as_str()).filter(|n| n.starts_with("tie-")).collect();
+    assert_eq!(tied, ["tie-a", "tie-b"], "ties by joining order");
+    // The same lines as the board's own page at those ranks.
+    let board = app.ok("GET", "/v1/ladders/main/leaderboard?limit=1000", &app.read, None);
+    for entry in entries {
+        let line = &board["entries"][entry["rank"].as_u64().expect("rank") as usize - 1];
+        assert_eq!(line, entry);
+    }
+    let too_many = serde_json::json!({ "players": (0..1001).map(|i| format!("p{i}")).collect::<Vec<_>>() }).to_string();
+    let (status, text) = app.call("POST", "/v1/ladders/main/leaderboard/of", &app.read, Some(&too_many));
+    assert_eq!(status, 422, "{text}");
+    let longest = serde_json::json!({ "players": (0..1000).map(|i| format!("{i:0>64}")).collect::<Vec<_>>() }).to_string();
+    let answer = app.ok("POST", "/v1/ladders/main/leaderboard/of", &app.read, Some(&longest));
+    assert_eq!(answer["unknown"].as_array().map(Vec::len), Some(1000), "1,000 names of 64 characters fit");
+    let (status, text) = app.call("POST", "/v1/ladders/main/leaderboard/of", &app.read, Some(r#"{"players":["bad name"]}"#));
+    assert_eq!(status, 422, "{text}");
+    let (status, text) = app.call("POST", "/v1/ladders/main/leaderboard/of", &app.read, Some(r#"{"names":["p1"]}"#));
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("players"), "{text}");
 }

@@ -46,6 +46,39 @@ pub async fn chainer(shared: Arc<Shared>) {
     }
 }
 
+/// Chains `ladder`'s journal up to its newest settled entry before returning (an import's
+/// batches, so that what an import wrote is in the journal when it returns, instead of left
+/// to the chainers, which find the ladder locked while the import runs). Gives up after a
+/// minute of waiting for another transaction (the chainers then finish it).
+pub(super) async fn catch_up(shared: &Shared, ladder: i64) -> Result<(), tokio_postgres::Error> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut conn = match shared.pool.get().await {
+            Ok(conn) => conn,
+            Err(_) => return Ok(()),
+        };
+        conn.in_transaction = true;
+        let more = match round(&conn.client).await {
+            Ok(more) => {
+                conn.in_transaction = false;
+                more
+            }
+            Err(error) => {
+                conn.rollback().await;
+                return Err(error);
+            }
+        };
+        if !more {
+            let waiting: bool = conn.client.query_one("SELECT EXISTS (SELECT 1 FROM journal WHERE ladder_id = $1 AND hash IS NULL)", &[&ladder]).await?.get(0);
+            if !waiting || tokio::time::Instant::now() > deadline {
+                return Ok(());
+            }
+            // Another server's chainer leads, or an entry is not settled yet.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
 /// One transaction: chains what is settled; whether more may be waiting.
 async fn round(c: &Client) -> Result<bool, tokio_postgres::Error> {
     c.batch_execute("BEGIN").await?;

@@ -4,7 +4,8 @@
 //! engine applies the lines in order in memory, and the states, journal entries, new
 //! players, history lines and rank buckets are written in one round trip as the committer
 //! writes a batch of reports ([`super::commit`]). A line the ladder refuses is left out and
-//! ends the batch; the lines before it commit.
+//! ends the batch; the lines before it commit. The batch's entries are then chained
+//! ([`super::chainer::catch_up`]) before the next batch takes the lock again.
 
 use std::collections::HashMap;
 
@@ -43,10 +44,11 @@ pub(super) async fn import_batch(store: &PgStore, ladder: &Ladder, lines: &[Line
         conn.in_transaction = true;
         match import_once(&conn.client, ladder, lines).await {
             Ok(outcome) => {
-                store.shared.chain_wake.notify_one();
                 if conn.client.batch_execute("ROLLBACK").await.is_ok() {
                     conn.in_transaction = false;
                 }
+                drop(conn);
+                super::chainer::catch_up(&store.shared, ladder.id).await?;
                 return outcome;
             }
             Err(error) => {

@@ -105,6 +105,32 @@ impl crate::store::PlayersStore for PgStore {
         })
     }
 
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>> {
+        Box::pin(async move {
+            let mut conn = self.pool().get().await?;
+            // One statement: every rank from the same snapshot.
+            let statement = conn
+                .prepare(concat!(
+                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, ",
+                    players_above!(),
+                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = ANY($2)",
+                ))
+                .await?;
+            let rows = conn.client.query(&statement, &[&ladder.id, &players]).await?;
+            let mut entries: Vec<BoardEntry> = rows
+                .iter()
+                .map(|r| BoardEntry {
+                    rank: r.get::<_, i64>("better") + 1,
+                    player: r.get("name"),
+                    rating: ranking_elo::pool::effective_rating(r.get("rating"), r.get("zero_sum_offset")),
+                    league: u32::try_from(r.get::<_, i64>("league")).unwrap_or(0),
+                })
+                .collect();
+            entries.sort_by_key(|e| e.rank);
+            Ok(entries)
+        })
+    }
+
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;

@@ -74,6 +74,25 @@ impl crate::store::PlayersStore for SqliteStore {
         }))
     }
 
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>> {
+        let (ladder_id, players) = (ladder.id, players.to_vec());
+        Box::pin(self.read_ladder(ladder_id, move |c| {
+            let offset = stored_offset(c, ladder_id)?;
+            let mut find = c.prepare_cached("SELECT id, rating, league FROM players WHERE ladder_id = ?1 AND name = ?2")?;
+            let mut entries = Vec::with_capacity(players.len());
+            for player in players {
+                let found: Option<(i64, f64, i64)> = find.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+                let Some((id, rating, league)) = found else { continue };
+                #[allow(clippy::cast_possible_truncation)]
+                let stored = rating as f32;
+                let better = players_above(c, ladder_id, stored, id)?;
+                entries.push(BoardEntry { rank: better + 1, player, rating: ranking_elo::pool::effective_rating(stored, offset), league: u32::try_from(league).unwrap_or(0) });
+            }
+            entries.sort_by_key(|e| e.rank);
+            Ok(entries)
+        }))
+    }
+
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         let (ladder_id, player) = (ladder.id, player.to_owned());
         Box::pin(self.read_ladder(ladder_id, move |c| {
