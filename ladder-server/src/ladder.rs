@@ -39,6 +39,19 @@ pub struct LadderOptions {
     /// against arranged results. Off by default.
     #[serde(default)]
     pub matched_only: bool,
+    /// A player with fewer games is provisional: marked so in every read, and left out of
+    /// the leaderboard and of everybody's ranks unless a read asks for them
+    /// (`?provisional=include`). 0 (the default): nobody is provisional.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub provisional_games: u32,
+}
+
+/// The most games `provisional_games` may ask for.
+pub const MAX_PROVISIONAL_GAMES: u32 = 10_000;
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 impl LadderOptions {
@@ -47,13 +60,17 @@ impl LadderOptions {
     /// # Errors
     /// 400 naming the field that is unknown or of the wrong type.
     pub fn from_body(body: &[u8]) -> Result<Self, ApiError> {
-        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories, matched_only)"));
+        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories, matched_only, provisional_games)"));
         // (An object only: serde would also read a struct from an array.)
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| refuse(e.to_string()))?;
         if !value.is_object() {
             return Err(refuse("not an object".to_owned()));
         }
-        serde_json::from_value(value).map_err(|e| refuse(e.to_string()))
+        let options: Self = serde_json::from_value(value).map_err(|e| refuse(e.to_string()))?;
+        if options.provisional_games > MAX_PROVISIONAL_GAMES {
+            return Err(ApiError::invalid("invalid_options", format!("options: provisional_games must be from 0 to {MAX_PROVISIONAL_GAMES} (got {})", options.provisional_games)));
+        }
+        Ok(options)
     }
 
     /// The stored JSON.

@@ -36,7 +36,7 @@ pub fn router() -> Router<Arc<AppState>> {
 async fn put_options(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
     query.only(&[])?;
     let options = LadderOptions::from_body(&body(payload)?)?;
-    state.store.set_options(&access.ladder, &options.to_json()).await?;
+    state.store.set_options(&access.ladder, &options).await?;
     state.forget_ladder(&access.ladder.name);
     json_ok(&serde_json::json!({ "ladder": access.ladder.name, "options": options }))
 }

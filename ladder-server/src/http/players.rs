@@ -15,7 +15,7 @@ use super::query::QueryParams;
 use super::{json_ok, AppState};
 use crate::error::ApiError;
 use crate::model::check_name;
-use crate::store::{BoardEntry, HistoryEntry};
+use crate::store::{BoardEntry, HistoryEntry, Provisional};
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
@@ -39,18 +39,21 @@ struct PlayersOf {
     players: Vec<String>,
 }
 
-/// `{"entries": [...], "unknown": [...]}`: the named players' lines, best first, and the names
-/// the ladder has no player for, in the order given.
+/// `{"entries": [...], "unknown": [...], "provisional": [...]}`: the named players' lines,
+/// best first; the names the ladder has no player for, in the order given; and (when the
+/// board leaves them out) the provisional players named, best first.
 #[derive(Serialize)]
 struct LinesOf {
     entries: Vec<BoardEntry>,
     unknown: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    provisional: Vec<String>,
 }
 
 /// `POST …/leaderboard/of` (any read access, a player's token too), `{"players": [names]}`
 /// (1 to 1,000): a friends board, each line with the player's exact rank on the whole board.
 async fn lines_of(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
-    query.only(&[])?;
+    let mode = provisional_mode(query.only(&["provisional"])?)?;
     let bytes = payload.map_err(|rejection| match rejection.status() {
         axum::http::StatusCode::PAYLOAD_TOO_LARGE => ApiError::too_large(LINES_OF_BODY_LIMIT),
         _ => ApiError::bad_request(rejection.body_text()),
@@ -67,9 +70,20 @@ async fn lines_of(State(state): State<Arc<AppState>>, access: LadderAccess<Publi
             players.push(name);
         }
     }
-    let entries = state.store.lines_of(&access.ladder, &players).await?;
-    let unknown = players.into_iter().filter(|name| !entries.iter().any(|e| &e.player == name)).collect();
-    json_ok(&LinesOf { entries, unknown })
+    let lines = state.store.lines_of(&access.ladder, &players, mode).await?;
+    let unknown = players.into_iter().filter(|name| !lines.iter().any(|e| &e.player == name)).collect();
+    let (provisional, entries): (Vec<BoardEntry>, Vec<BoardEntry>) = lines.into_iter().partition(|e| e.provisional && mode == Provisional::Excluded);
+    json_ok(&LinesOf { entries, unknown, provisional: provisional.into_iter().map(|e| e.player).collect() })
+}
+
+/// `?provisional=include` (provisional players on the board, ranked among everybody) or
+/// `exclude` (the default: they are left out of the board and of everybody's ranks).
+fn provisional_mode(query: &QueryParams) -> Result<Provisional, ApiError> {
+    match query.text("provisional") {
+        None | Some("exclude") => Ok(Provisional::Excluded),
+        Some("include") => Ok(Provisional::Included),
+        Some(other) => Err(ApiError::bad_request(format!("provisional must be include or exclude (got {other:?})"))),
+    }
 }
 
 /// The path's `{player}`, checked.
@@ -121,10 +135,11 @@ async fn history(State(state): State<Arc<AppState>>, access: LadderAccess<Public
 }
 
 async fn player(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams, params: RawPathParams) -> Result<Response, ApiError> {
-    query.only(&[])?;
+    let mode = provisional_mode(query.only(&["provisional"])?)?;
     let player = path_player(&params)?;
     let ladder = &access.ladder;
-    let found = state.store.player(ladder, &player).await?.ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
+    let found =
+        state.store.player(ladder, &player, mode).await?.ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name)))?;
     json_ok(&found)
 }
 
@@ -135,23 +150,34 @@ struct Entries<T> {
 }
 
 async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
-    let query = query.only(&["limit", "offset", "around"])?;
+    let query = query.only(&["limit", "offset", "around", "provisional"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
+    let mode = provisional_mode(query)?;
     let entries: Vec<BoardEntry> = match query.text("around") {
         Some(player) => {
             if query.text("offset").is_some() {
                 return Err(ApiError::bad_request("around and offset cannot be combined"));
             }
             check_name(player, "player")?;
-            state
-                .store
-                .around(&access.ladder, player, limit)
-                .await?
-                .ok_or_else(|| ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", access.ladder.name)))?
+            let unknown = || ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", access.ladder.name));
+            if mode == Provisional::Excluded {
+                // A provisional player is not on this board: nothing to centre on.
+                let found = state.store.player(&access.ladder, player, mode).await?.ok_or_else(unknown)?;
+                if found.provisional {
+                    return Err(ApiError::conflict(
+                        "provisional_player",
+                        format!(
+                            "player {player:?} is provisional ({} of the ladder's {} games) and not on the board yet: ask with provisional=include",
+                            found.view.state.games_played, access.ladder.options.provisional_games
+                        ),
+                    ));
+                }
+            }
+            state.store.around(&access.ladder, player, limit, mode).await?.ok_or_else(unknown)?
         }
         None => {
             let offset = query.number("offset", 0, 0..=100_000_000)?;
-            state.store.leaderboard(&access.ladder, limit, offset).await?
+            state.store.leaderboard(&access.ladder, limit, offset, mode).await?
         }
     };
     json_ok(&Entries { entries })

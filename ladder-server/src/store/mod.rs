@@ -71,6 +71,26 @@ pub struct KeyListing {
     pub revoked: Option<f64>,
 }
 
+/// Whether a board read counts the ladder's provisional players (`?provisional=include`) or
+/// leaves them out of its lines and of everybody's ranks (the default). With the ladder's
+/// `provisional_games` at 0 nobody is provisional and both are the same.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Provisional {
+    /// Provisional players are not on the board and rank nobody.
+    #[default]
+    Excluded,
+    /// Every player is on the board.
+    Included,
+}
+
+impl Provisional {
+    /// 1 when included, 0 when excluded (the queries' parameter).
+    #[must_use]
+    pub fn included(self) -> i32 {
+        i32::from(self == Self::Included)
+    }
+}
+
 /// A leaderboard line.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct BoardEntry {
@@ -82,6 +102,10 @@ pub struct BoardEntry {
     pub rating: f32,
     /// League held (0 = lowest).
     pub league: u32,
+    /// The player has fewer games than the ladder's `provisional_games` (on boards that
+    /// include provisional players; absent when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 /// A player with rank, for `GET …/players/{player}`.
@@ -90,8 +114,12 @@ pub struct PlayerWithRank {
     /// Name and current state.
     #[serde(flatten)]
     pub view: PlayerView,
-    /// 1 = best.
-    pub rank: i64,
+    /// 1 = best; absent for a provisional player when provisional players are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i64>,
+    /// The player has fewer games than the ladder's `provisional_games` (absent when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 /// The most bytes of stored entries one journal page carries (a page holds at least one
@@ -246,9 +274,9 @@ pub trait LaddersStore: Send + Sync {
     fn ladder<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Ladder>>;
     /// The ladders, or only `only`.
     fn ladders<'a>(&'a self, only: Option<&'a str>) -> StoreFuture<'a, Vec<LadderSummary>>;
-    /// Stores the ladder's server-side options (canonical JSON of
-    /// [`crate::ladder::LadderOptions`]).
-    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()>;
+    /// Stores the ladder's server-side options; a change of `provisional_games` recounts the
+    /// ladder's provisional players (rank levels 2 and 3) in the same transaction.
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options: &'a crate::ladder::LadderOptions) -> StoreFuture<'a, ()>;
     /// Stores the rules that take effect at the next season end.
     fn set_next_rules<'a>(&'a self, ladder: &'a Ladder, config_json: &'a str) -> StoreFuture<'a, ()>;
     /// Stores a schedule and its next times.
@@ -305,20 +333,22 @@ pub trait MatchesStore: Send + Sync {
 
 /// The players resource: players with their ranks, the leaderboard, histories, erasure.
 pub trait PlayersStore: Send + Sync {
-    /// A player's current state and rank.
-    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>>;
+    /// A player's current state and rank (on the board of `mode`).
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str, mode: Provisional) -> StoreFuture<'a, Option<PlayerWithRank>>;
     /// `limit` leaderboard lines from rank `offset + 1`.
-    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>>;
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64, mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>>;
     /// A player's journal entries before `before` (all when `None`), newest first, at most
     /// `limit`; `None` for an unknown player.
     fn history<'a>(&'a self, ladder: &'a Ladder, player: &'a str, before: Option<i64>, limit: i64) -> StoreFuture<'a, Option<Vec<HistoryEntry>>>;
     /// The leaderboard lines of `players` (a friends list: up to 1,000 names), with their
-    /// exact ranks on the whole board from one snapshot, best first; players the ladder does
-    /// not have are left out.
-    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>>;
+    /// exact ranks on the whole board of `mode` from one snapshot, best first; players the
+    /// ladder does not have are left out. Provisional players are in the answer, marked
+    /// (when `mode` excludes them, their rank is what they would have counting them alone).
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String], mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>>;
     /// Up to `limit` leaderboard lines centred on `player` (fewer at the ends), with exact
-    /// ranks from one snapshot; `None` for an unknown player.
-    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;
+    /// ranks from one snapshot; `None` for an unknown player. (When `mode` excludes
+    /// provisional players, the caller asks for a player who is not one.)
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, Option<Vec<BoardEntry>>>;
     /// Erases a player's name (see [`crate::erase`]); the pseudonym, or `None` for an
     /// unknown player.
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>>;

@@ -35,22 +35,30 @@ pub fn buckets(rating: f32) -> (i64, i64) {
 #[derive(Debug, Default)]
 pub struct BucketDeltas(std::collections::BTreeMap<(i64, i16, i64), i64>);
 
+/// Where a player is counted: the stored rating, and whether the player is provisional
+/// (counted in levels 2 and 3 too).
+pub type Counted = (f32, bool);
+
 impl BucketDeltas {
-    /// A player of `ladder` whose stored rating went from `before` to `after`.
-    pub fn moved(&mut self, ladder: i64, before: f32, after: f32) {
+    /// A player of `ladder` who went from `before` to `after`.
+    pub fn moved(&mut self, ladder: i64, before: Counted, after: Counted) {
         self.add(ladder, before, -1);
         self.add(ladder, after, 1);
     }
 
-    /// A new player of `ladder` with stored rating `rating`.
-    pub fn joined(&mut self, ladder: i64, rating: f32) {
-        self.add(ladder, rating, 1);
+    /// A new player of `ladder`.
+    pub fn joined(&mut self, ladder: i64, counted: Counted) {
+        self.add(ladder, counted, 1);
     }
 
-    fn add(&mut self, ladder: i64, rating: f32, delta: i64) {
+    fn add(&mut self, ladder: i64, (rating, provisional): Counted, delta: i64) {
         let (fine, coarse) = buckets(rating);
         *self.0.entry((ladder, 0, fine)).or_insert(0) += delta;
         *self.0.entry((ladder, 1, coarse)).or_insert(0) += delta;
+        if provisional {
+            *self.0.entry((ladder, 2, fine)).or_insert(0) += delta;
+            *self.0.entry((ladder, 3, coarse)).or_insert(0) += delta;
+        }
     }
 
     /// The changes that are not zero, as columns (ladders, levels, buckets, deltas), in key
@@ -114,15 +122,21 @@ mod tests {
     #[test]
     fn bucket_deltas_net_out_in_key_order() {
         let mut deltas = super::BucketDeltas::default();
-        deltas.moved(2, 1500.0, 1500.1); // same buckets: nothing
-        deltas.moved(1, 1500.0, 1516.0); // fine 6000 -> 6064, coarse 93 -> 94
-        deltas.joined(1, 1500.0); // back into 6000 and 93
-        deltas.joined(1, -0.1);
+        deltas.moved(2, (1500.0, false), (1500.1, false)); // same buckets: nothing
+        deltas.moved(1, (1500.0, false), (1516.0, false)); // fine 6000 -> 6064, coarse 93 -> 94
+        deltas.joined(1, (1500.0, false)); // back into 6000 and 93
+        deltas.joined(1, (-0.1, false));
         let (ladders, levels, numbers, changes) = deltas.columns();
         assert_eq!(ladders, vec![1, 1, 1, 1]);
         assert_eq!(levels, vec![0, 0, 1, 1]);
         assert_eq!(numbers, vec![-1, 6064, -1, 94]);
         assert_eq!(changes, vec![1, 1, 1, 1]);
+        // A provisional player is counted in levels 2 and 3 too; settling leaves them.
+        let mut deltas = super::BucketDeltas::default();
+        deltas.joined(3, (1500.0, true));
+        deltas.moved(3, (1500.0, true), (1500.1, false));
+        let (_, levels, numbers, changes) = deltas.columns();
+        assert_eq!((levels, numbers, changes), (vec![0, 1], vec![6000, 93], vec![1, 1]));
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod matches;
 mod operations;
 mod players;
 mod postgres;
+mod provisional;
 mod queues;
 mod seasons;
 mod seasons_rules;

@@ -21,7 +21,7 @@ namespace RankingElo.Ladder
         /// <param name="players">1 to 1,000 player names (repeats count once).</param>
         /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
         /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
-        /// <returns>The lines, and the names the ladder has no player for.</returns>
+        /// <returns>The lines, the names the ladder has no player for, and the provisional players named (who are on no board yet).</returns>
         /// <exception cref="ArgumentException">No names, or more than <see cref="MaxPlayersOf"/>.</exception>
         /// <exception cref="LadderException">The server refused the request (a bad name: 422), did not answer in time or could not be reached.</exception>
         public async Task<PlayersBoard> GetLeaderboardOfAsync(string ladder, IList<string> players, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
@@ -46,14 +46,23 @@ namespace RankingElo.Ladder
         /// <summary>The names the ladder has no player for (they have not played there yet), in the order asked.</summary>
         public string[] Unknown { get; private set; }
 
+        /// <summary>The named players who are provisional (too few games for the board yet), best first; empty when the ladder has none.</summary>
+        public string[] Provisional { get; private set; }
+
         internal static PlayersBoard Read(object json)
         {
-            var unknown = new List<string>();
-            foreach (var name in LadderJson.Array(LadderJson.Object(json, "a players board"), "unknown"))
+            var o = LadderJson.Object(json, "a players board");
+            return new PlayersBoard { Entries = LeaderboardEntry.ReadAll(json), Unknown = Names(o, "unknown"), Provisional = o.ContainsKey("provisional") ? Names(o, "provisional") : new string[0] };
+        }
+
+        private static string[] Names(Dictionary<string, object> o, string field)
+        {
+            var names = new List<string>();
+            foreach (var name in LadderJson.Array(o, field))
             {
-                unknown.Add((string)name);
+                names.Add((string)name);
             }
-            return new PlayersBoard { Entries = LeaderboardEntry.ReadAll(json), Unknown = unknown.ToArray() };
+            return names.ToArray();
         }
     }
 }

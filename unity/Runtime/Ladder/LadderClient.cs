@@ -255,7 +255,7 @@ namespace RankingElo.Ladder
         /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
         /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The lines, or an empty array for a player who has not played in the ladder yet.</returns>
-        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a limit out of range), did not answer in time or could not be reached.</exception>
+        /// <exception cref="LadderException">The server refused the request (an unknown ladder, a limit out of range, a provisional player, who is on no board yet: <c>provisional_player</c>, 409), did not answer in time or could not be reached.</exception>
         public async Task<LeaderboardEntry[]> GetLeaderboardAroundAsync(string ladder, string player, int limit = 21, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             string query = "?around=" + Uri.EscapeDataString(player) + "&limit=" + limit.ToString(CultureInfo.InvariantCulture);

@@ -12,8 +12,15 @@ namespace RankingElo.Ladder
         /// <summary>The player's state (rating, games, streak, league, season record), the bits the server stored.</summary>
         public PlayerState State { get; private set; }
 
-        /// <summary>The player's rank (1 = best); 0 in a match report, which does not rank.</summary>
+        /// <summary>The player's rank (1 = best); 0 in a match report, which does not rank, and for a provisional player, who is not on the board yet.</summary>
         public long Rank { get; private set; }
+
+        /// <summary>
+        /// Whether the player is provisional: fewer games than the ladder's
+        /// <c>provisional_games</c> option, so not on the leaderboard (nor counted in others'
+        /// ranks) yet. Show it as "placement matches: 2 of 5".
+        /// </summary>
+        public bool Provisional { get; private set; }
 
         internal static LadderPlayer Read(object json)
         {
@@ -33,7 +40,13 @@ namespace RankingElo.Ladder
                 IsJunior = LadderJson.Bool(o, "is_junior"),
                 HasReached2400 = LadderJson.Bool(o, "has_reached_2400"),
             };
-            return new LadderPlayer { Player = LadderJson.String(o, "player"), State = state, Rank = o.ContainsKey("rank") ? LadderJson.Long(o, "rank") : 0 };
+            return new LadderPlayer
+            {
+                Player = LadderJson.String(o, "player"),
+                State = state,
+                Rank = o.ContainsKey("rank") ? LadderJson.Long(o, "rank") : 0,
+                Provisional = o.ContainsKey("provisional") && LadderJson.Bool(o, "provisional"),
+            };
         }
     }
 
@@ -73,6 +86,9 @@ namespace RankingElo.Ladder
         /// <summary>The league held (0 = lowest).</summary>
         public int League;
 
+        /// <summary>Whether the player is provisional (only on boards read with provisional players included).</summary>
+        public bool Provisional;
+
         internal static LeaderboardEntry[] ReadAll(object json)
         {
             var entries = new List<LeaderboardEntry>();
@@ -85,6 +101,7 @@ namespace RankingElo.Ladder
                     Player = LadderJson.String(o, "player"),
                     Rating = LadderJson.Float(o, "rating"),
                     League = (int)LadderJson.Long(o, "league"),
+                    Provisional = o.ContainsKey("provisional") && LadderJson.Bool(o, "provisional"),
                 });
             }
             return entries.ToArray();

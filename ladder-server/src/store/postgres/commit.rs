@@ -269,7 +269,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         )
         .await?;
     let lock_players = conn.prepare(LOCK_PLAYERS).await?;
-    let seasons = conn.prepare("SELECT id, season, config FROM ladders WHERE id = ANY($1)").await?;
+    let seasons = conn.prepare("SELECT id, season, config, provisional_games FROM ladders WHERE id = ANY($1)").await?;
     let update_players = conn.prepare(UPDATE_PLAYERS).await?;
     let update_zero_sum = conn
         .prepare(
@@ -330,8 +330,11 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     // The rules of each ladder's season now: a season end may have brought in others since
     // this server cached them.
     let mut current: HashMap<i64, Arc<Ladder>> = HashMap::new();
+    // Each ladder's provisional_games (for the rank counts of provisional players).
+    let mut provisional: HashMap<i64, i64> = HashMap::new();
     for row in &season_rows? {
         let (id, season): (i64, i64) = (row.get(0), row.get(1));
+        provisional.insert(id, row.get(3));
         if let Some(pending) = batch.iter().find(|p| p.ladder.id == id && p.ladder.season != season) {
             match crate::store::stored_rules(row.get(2)) {
                 Ok(rules) => {
@@ -504,13 +507,15 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     // server's batch.
     let mut buckets = crate::store::ranks::BucketDeltas::default();
     for ((ladder, name), slot) in &slots {
+        let below = provisional.get(ladder).copied().unwrap_or(0);
+        let counted = |state: &PlayerState| (state.rating, i64::from(state.games_played) < below);
         if let (Some(id), Some(read)) = (slot.id, slot.read) {
             if slot.state != read || slot.state.rating.to_bits() != read.rating.to_bits() {
                 updates.push(id, *ladder, name, &slot.state);
-                buckets.moved(*ladder, read.rating, slot.state.rating);
+                buckets.moved(*ladder, counted(&read), counted(&slot.state));
             }
         } else if slot.id.is_none() {
-            buckets.joined(*ladder, slot.state.rating);
+            buckets.joined(*ladder, counted(&slot.state));
         }
     }
     let (bucket_ladders, bucket_levels, bucket_numbers, bucket_deltas) = buckets.columns();

@@ -68,7 +68,8 @@ async fn import_once(c: &Client, ladder: &Ladder, lines: &[Line]) -> Result<Resu
     // The transaction's id before any seq is taken (see super::HORIZON).
     c.batch_execute("SELECT pg_current_xact_id()").await?;
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
-    let row = c.query_one("SELECT season, config, zero_sum_offset, zero_sum_sum, players FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id]).await?;
+    let row = c.query_one("SELECT season, config, zero_sum_offset, zero_sum_sum, players, provisional_games FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder.id]).await?;
+    let provisional_games: i64 = row.get("provisional_games");
     let season: i64 = row.get("season");
     let current = if season == ladder.season {
         None
@@ -150,7 +151,7 @@ async fn import_once(c: &Client, ladder: &Ladder, lines: &[Line]) -> Result<Resu
         c.batch_execute("ROLLBACK").await?;
         return Ok(Ok(BatchOutcome { tally, refused }));
     }
-    write(c, ladder.id, zero_sum, slots, writes).await?;
+    write(c, ladder.id, provisional_games, zero_sum, slots, writes).await?;
     Ok(Ok(BatchOutcome { tally, refused }))
 }
 
@@ -243,7 +244,7 @@ fn add_match(
 }
 
 /// The batch's writes in one round trip, then the commit.
-async fn write(c: &Client, ladder: i64, zero_sum: Option<ZeroSum>, slots: HashMap<String, Slot>, mut writes: Writes) -> Result<(), tokio_postgres::Error> {
+async fn write(c: &Client, ladder: i64, provisional_games: i64, zero_sum: Option<ZeroSum>, slots: HashMap<String, Slot>, mut writes: Writes) -> Result<(), tokio_postgres::Error> {
     for name in &writes.joining_names {
         if let Some(slot) = slots.get(name) {
             writes.joining.push(0, ladder, name, &slot.state);
@@ -251,15 +252,16 @@ async fn write(c: &Client, ladder: i64, zero_sum: Option<ZeroSum>, slots: HashMa
     }
     let mut updates = Columns::default();
     let mut buckets = crate::store::ranks::BucketDeltas::default();
+    let counted = |state: &PlayerState| (state.rating, i64::from(state.games_played) < provisional_games);
     for (name, slot) in &slots {
         match (slot.id, slot.read) {
             (Some(id), Some(read)) => {
                 if slot.state != read || slot.state.rating.to_bits() != read.rating.to_bits() {
                     updates.push(id, ladder, name, &slot.state);
-                    buckets.moved(ladder, read.rating, slot.state.rating);
+                    buckets.moved(ladder, counted(&read), counted(&slot.state));
                 }
             }
-            _ => buckets.joined(ladder, slot.state.rating),
+            _ => buckets.joined(ladder, counted(&slot.state)),
         }
     }
     let update_players = c.prepare(UPDATE_PLAYERS).await?;

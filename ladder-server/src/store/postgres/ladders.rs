@@ -59,11 +59,18 @@ impl crate::store::LaddersStore for PgStore {
         })
     }
 
-    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()> {
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options: &'a crate::ladder::LadderOptions) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let conn = self.pool().get().await?;
-            conn.client.execute("UPDATE ladders SET options = $2 WHERE id = $1", &[&ladder.id, &options_json]).await?;
-            Ok(())
+            let _turn = self.shared.turn(ladder.id).await;
+            let mut conn = self.pool().get().await?;
+            conn.in_transaction = true;
+            let result = set_options_once(&conn.client, ladder.id, &options.to_json(), i64::from(options.provisional_games)).await;
+            if result.is_err() {
+                conn.rollback().await;
+            } else {
+                conn.in_transaction = false;
+            }
+            Ok(result?)
         })
     }
 
@@ -116,4 +123,26 @@ impl crate::store::LaddersStore for PgStore {
             Ok(conn.client.execute(sql, &[&ladder.id, &from, &to]).await? == 1)
         })
     }
+}
+
+/// The options in one transaction holding the ladder's lock (the committers leave the
+/// ladder's reports waiting meanwhile): a new `provisional_games` recounts the provisional
+/// players' rank buckets (levels 2 and 3).
+async fn set_options_once(c: &Client, ladder: i64, options_json: &str, provisional: i64) -> Result<(), tokio_postgres::Error> {
+    let key = i32::try_from(ladder).unwrap_or(i32::MAX);
+    c.batch_execute("BEGIN").await?;
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &key]).await?;
+    let before: i64 = c.query_one("SELECT provisional_games FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder]).await?.get(0);
+    c.execute("UPDATE ladders SET options = $2, provisional_games = $3 WHERE id = $1", &[&ladder, &options_json, &provisional]).await?;
+    if before != provisional {
+        c.execute("DELETE FROM rank_buckets WHERE ladder_id = $1 AND level >= 2", &[&ladder]).await?;
+        c.execute(
+            "INSERT INTO rank_buckets (ladder_id, level, bucket, shard, count) \
+             SELECT $1, 2, floor(rating::float8 * 4)::bigint, 0, count(*) FROM players WHERE ladder_id = $1 AND games_played < $2 GROUP BY 3 \
+             UNION ALL SELECT $1, 3, floor(rating::float8 / 16)::bigint, 0, count(*) FROM players WHERE ladder_id = $1 AND games_played < $2 GROUP BY 3",
+            &[&ladder, &provisional],
+        )
+        .await?;
+    }
+    c.batch_execute("COMMIT").await
 }

@@ -38,14 +38,14 @@ use super::database_url::{PgSettings, TlsMode};
 use super::rows::{player_row, StateValues, PLAYER_COLUMNS};
 use super::{
     canonical_config, entry_bytes, journal_entry, page_length, replay_answer, stored_rules, BoardEntry, HistoryEntry, JournalPage, JournalRow, KeyListing, KeyRecord, Ladder,
-    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture,
+    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, Provisional, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture,
 };
 use crate::error::{describe_postgres, ApiError};
 use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -56,21 +56,25 @@ const MIGRATIONS: [&str; 10] = [
     include_str!("../../../migrations/postgres/0008_no_statistics_on_names.sql"),
     include_str!("../../../migrations/postgres/0009_ladder_options.sql"),
     include_str!("../../../migrations/postgres/0010_queues.sql"),
+    include_str!("../../../migrations/postgres/0011_provisional.sql"),
 ];
 
-/// The players above player row `p` (see [`super::ranks`]): the coarse buckets above (every
-/// shard), the fine buckets above within its coarse bucket, and an index count within its
-/// fine bucket (`real` bounds, so the rating index serves it). One statement: one snapshot.
+/// The players above player `p` (of `players p JOIN ladders l`) on the board with (`$3` = 1)
+/// or without (0) the provisional players: the coarse buckets above, the fine buckets above
+/// within its coarse bucket (less the provisional players' levels 3 and 2 without them),
+/// and an index count within its fine bucket (of the players with enough games without
+/// them); see [`crate::store::ranks`].
 macro_rules! players_above {
     () => {
-        "(SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
-      WHERE b.ladder_id = p.ladder_id AND b.level = 1 AND b.bucket > floor(p.rating::float8 / 16)::bigint)::bigint \
-    + (SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
-      WHERE b.ladder_id = p.ladder_id AND b.level = 0 AND b.bucket > floor(p.rating::float8 * 4)::bigint \
+        "(SELECT coalesce(sum(CASE WHEN b.level = 1 THEN b.count WHEN $3::int = 0 THEN -b.count ELSE 0 END), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level IN (1, 3) AND b.bucket > floor(p.rating::float8 / 16)::bigint)::bigint \
+    + (SELECT coalesce(sum(CASE WHEN b.level = 0 THEN b.count WHEN $3::int = 0 THEN -b.count ELSE 0 END), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level IN (0, 2) AND b.bucket > floor(p.rating::float8 * 4)::bigint \
       AND b.bucket < (floor(p.rating::float8 / 16)::bigint + 1) * 64)::bigint \
     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating \
-      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real) \
-    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id)"
+      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real AND ($3::int = 1 OR q.games_played >= l.provisional_games)) \
+    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id \
+      AND ($3::int = 1 OR q.games_played >= l.provisional_games))"
     };
 }
 

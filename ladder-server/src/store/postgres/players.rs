@@ -4,46 +4,54 @@
 use super::*;
 
 impl crate::store::PlayersStore for PgStore {
-    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str, mode: Provisional) -> StoreFuture<'a, Option<PlayerWithRank>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             let statement = conn
                 .prepare(concat!(
                     "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
                      p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players AS ladder_players, \
-                     ",
+                     p.games_played < l.provisional_games AS provisional, ",
                     players_above!(),
                     " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
                 ))
                 .await?;
-            let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name]).await? else {
+            let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name, &mode.included()]).await? else {
                 return Ok(None);
             };
             // The offset as stored (0 unless the rules now have a total): a cached ladder's
             // rules may predate a season end that changed them.
-            let rank = row.get::<_, i64>("better") + 1;
-            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, row.get("zero_sum_offset")), rank }))
+            let provisional: bool = row.get("provisional");
+            let rank = (!provisional || mode == Provisional::Included).then(|| row.get::<_, i64>("better") + 1);
+            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, row.get("zero_sum_offset")), rank, provisional }))
         })
     }
 
-    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64, mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             let statement = conn
                 .prepare(
-                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset FROM players p JOIN ladders l ON l.id = p.ladder_id \
-                     WHERE p.ladder_id = $1 AND p.rating < $4 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
+                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional \
+                     FROM players p JOIN ladders l ON l.id = p.ladder_id \
+                     WHERE p.ladder_id = $1 AND p.rating < $4 AND ($5::int = 1 OR p.games_played >= l.provisional_games) ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
                 )
                 .await?;
             let coarse = conn
-                .prepare("SELECT bucket, sum(count)::bigint FROM rank_buckets WHERE ladder_id = $1 AND level = 1 GROUP BY bucket HAVING sum(count) <> 0 ORDER BY bucket DESC")
+                .prepare(
+                    "SELECT bucket, sum(CASE WHEN level = 1 THEN count WHEN $2::int = 0 THEN -count ELSE 0 END)::bigint AS n FROM rank_buckets \
+                     WHERE ladder_id = $1 AND level IN (1, 3) GROUP BY bucket \
+                     HAVING sum(CASE WHEN level = 1 THEN count WHEN $2::int = 0 THEN -count ELSE 0 END) <> 0 ORDER BY bucket DESC",
+                )
                 .await?;
             let fine = conn
                 .prepare(
-                    "SELECT bucket, sum(count)::bigint FROM rank_buckets WHERE ladder_id = $1 AND level = 0 AND bucket >= $2 AND bucket < $3 \
-                     GROUP BY bucket HAVING sum(count) <> 0 ORDER BY bucket DESC",
+                    "SELECT bucket, sum(CASE WHEN level = 0 THEN count WHEN $4::int = 0 THEN -count ELSE 0 END)::bigint AS n FROM rank_buckets \
+                     WHERE ladder_id = $1 AND level IN (0, 2) AND bucket >= $2 AND bucket < $3 GROUP BY bucket \
+                     HAVING sum(CASE WHEN level = 0 THEN count WHEN $4::int = 0 THEN -count ELSE 0 END) <> 0 ORDER BY bucket DESC",
                 )
                 .await?;
+            let included = mode.included();
             // The top from the index; a deeper page from the fine bucket holding its first
             // line (the counts and the page in one snapshot), so the index skips at most one
             // quarter point's players.
@@ -54,16 +62,16 @@ impl crate::store::PlayersStore for PgStore {
                     (f32::INFINITY, 0)
                 } else {
                     let counts = |rows: Vec<tokio_postgres::Row>| rows.into_iter().map(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1))).collect::<Vec<_>>();
-                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&coarse, &[&ladder.id]).await?), offset, 0) else {
+                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&coarse, &[&ladder.id, &included]).await?), offset, 0) else {
                         return Ok(Vec::new());
                     };
                     let (low, high) = (bucket * crate::store::ranks::FINE_PER_COARSE, (bucket + 1) * crate::store::ranks::FINE_PER_COARSE);
-                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&fine, &[&ladder.id, &low, &high]).await?), offset, before) else {
+                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&fine, &[&ladder.id, &low, &high, &included]).await?), offset, before) else {
                         return Ok(Vec::new());
                     };
                     (crate::store::ranks::fine_top(bucket), offset - before)
                 };
-                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top]).await?;
+                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top, &included]).await?;
                 Ok(rows
                     .iter()
                     .enumerate()
@@ -72,6 +80,7 @@ impl crate::store::PlayersStore for PgStore {
                         player: row.get("name"),
                         rating: ranking_elo::pool::effective_rating(row.get("rating"), row.get("zero_sum_offset")),
                         league: u32::try_from(row.get::<_, i64>("league")).unwrap_or(0),
+                        provisional: row.get("provisional"),
                     })
                     .collect())
             }
@@ -105,18 +114,18 @@ impl crate::store::PlayersStore for PgStore {
         })
     }
 
-    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>> {
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String], mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             // One statement: every rank from the same snapshot.
             let statement = conn
                 .prepare(concat!(
-                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, ",
+                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional, ",
                     players_above!(),
                     " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = ANY($2)",
                 ))
                 .await?;
-            let rows = conn.client.query(&statement, &[&ladder.id, &players]).await?;
+            let rows = conn.client.query(&statement, &[&ladder.id, &players, &mode.included()]).await?;
             let mut entries: Vec<BoardEntry> = rows
                 .iter()
                 .map(|r| BoardEntry {
@@ -124,6 +133,7 @@ impl crate::store::PlayersStore for PgStore {
                     player: r.get("name"),
                     rating: ranking_elo::pool::effective_rating(r.get("rating"), r.get("zero_sum_offset")),
                     league: u32::try_from(r.get::<_, i64>("league")).unwrap_or(0),
+                    provisional: r.get("provisional"),
                 })
                 .collect();
             entries.sort_by_key(|e| e.rank);
@@ -131,41 +141,50 @@ impl crate::store::PlayersStore for PgStore {
         })
     }
 
-    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
             let find = conn
                 .prepare(concat!(
                     "SELECT p.id, p.rating, l.zero_sum_offset, ",
                     players_above!(),
-                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
+                    " AS better, CASE WHEN $3::int = 1 THEN 0 ELSE l.provisional_games END AS floor, l.provisional_games \
+                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
                 ))
                 .await?;
-            let same_above = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 ORDER BY id DESC LIMIT $4").await?;
-            let higher = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating > $2 ORDER BY rating ASC, id DESC LIMIT $3").await?;
-            let same_below = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating = $2 AND id >= $3 ORDER BY id LIMIT $4").await?;
-            let lower = conn.prepare("SELECT name, rating, league FROM players WHERE ladder_id = $1 AND rating < $2 ORDER BY rating DESC, id LIMIT $3").await?;
+            let same_above = conn
+                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 AND games_played >= $5 ORDER BY id DESC LIMIT $4")
+                .await?;
+            let higher = conn
+                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating > $2 AND games_played >= $4 ORDER BY rating ASC, id DESC LIMIT $3")
+                .await?;
+            let same_below = conn
+                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating = $2 AND id >= $3 AND games_played >= $5 ORDER BY id LIMIT $4")
+                .await?;
+            let lower = conn
+                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating < $2 AND games_played >= $4 ORDER BY rating DESC, id LIMIT $3")
+                .await?;
             // One snapshot for the rank and the lines.
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result: Result<Option<Vec<BoardEntry>>, ApiError> = async {
-                let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player]).await? else {
+                let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player, &mode.included()]).await? else {
                     return Ok(None);
                 };
-                let (id, rating, offset, better): (i64, f32, f64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3));
-                let line = |r: &tokio_postgres::Row| (r.get::<_, String>(0), r.get::<_, f32>(1), r.get::<_, i64>(2));
+                let (id, rating, offset, better, floor, threshold): (i64, f32, f64, i64, i64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5));
+                let line = |r: &tokio_postgres::Row| (r.get::<_, String>(0), r.get::<_, f32>(1), r.get::<_, i64>(2), r.get::<_, i64>(3));
                 let above_wanted = (limit - 1) / 2;
-                let mut above: Vec<(String, f32, i64)> = conn.client.query(&same_above, &[&ladder.id, &rating, &id, &above_wanted]).await?.iter().map(line).collect();
+                let mut above: Vec<(String, f32, i64, i64)> = conn.client.query(&same_above, &[&ladder.id, &rating, &id, &above_wanted, &floor]).await?.iter().map(line).collect();
                 let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
                 if more > 0 {
-                    above.extend(conn.client.query(&higher, &[&ladder.id, &rating, &more]).await?.iter().map(line));
+                    above.extend(conn.client.query(&higher, &[&ladder.id, &rating, &more, &floor]).await?.iter().map(line));
                 }
                 above.reverse();
                 let below_wanted = limit - above_wanted;
-                let mut below: Vec<(String, f32, i64)> = conn.client.query(&same_below, &[&ladder.id, &rating, &id, &below_wanted]).await?.iter().map(line).collect();
+                let mut below: Vec<(String, f32, i64, i64)> = conn.client.query(&same_below, &[&ladder.id, &rating, &id, &below_wanted, &floor]).await?.iter().map(line).collect();
                 let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
                 if more > 0 {
-                    below.extend(conn.client.query(&lower, &[&ladder.id, &rating, &more]).await?.iter().map(line));
+                    below.extend(conn.client.query(&lower, &[&ladder.id, &rating, &more, &floor]).await?.iter().map(line));
                 }
                 let first_rank = better + 1 - i64::try_from(above.len()).unwrap_or(0);
                 Ok(Some(
@@ -173,11 +192,12 @@ impl crate::store::PlayersStore for PgStore {
                         .into_iter()
                         .chain(below)
                         .enumerate()
-                        .map(|(i, (player, rating, league))| BoardEntry {
+                        .map(|(i, (player, rating, league, games))| BoardEntry {
                             rank: first_rank + i as i64,
                             player,
                             rating: ranking_elo::pool::effective_rating(rating, offset),
                             league: u32::try_from(league).unwrap_or(0),
+                            provisional: games < threshold,
                         })
                         .collect(),
                 ))
@@ -211,6 +231,10 @@ impl crate::store::PlayersStore for PgStore {
                        SELECT level, bucket, count AS stored, 0 AS counted FROM rank_buckets WHERE ladder_id = $1 \
                        UNION ALL SELECT 0, floor(rating::float8 * 4)::bigint, 0, 1 FROM players WHERE ladder_id = $1 \
                        UNION ALL SELECT 1, floor(rating::float8 / 16)::bigint, 0, 1 FROM players WHERE ladder_id = $1 \
+                       UNION ALL SELECT 2, floor(p.rating::float8 * 4)::bigint, 0, 1 FROM players p JOIN ladders l ON l.id = p.ladder_id \
+                         WHERE p.ladder_id = $1 AND p.games_played < l.provisional_games \
+                       UNION ALL SELECT 3, floor(p.rating::float8 / 16)::bigint, 0, 1 FROM players p JOIN ladders l ON l.id = p.ladder_id \
+                         WHERE p.ladder_id = $1 AND p.games_played < l.provisional_games \
                      ) c GROUP BY level, bucket HAVING sum(stored) <> sum(counted) ORDER BY level, bucket LIMIT 10",
                     &[&ladder.id],
                 )

@@ -52,10 +52,16 @@ impl crate::store::LaddersStore for SqliteStore {
         }))
     }
 
-    fn set_options<'a>(&'a self, ladder: &'a Ladder, options_json: &'a str) -> StoreFuture<'a, ()> {
-        let (id, options_json) = (ladder.id, options_json.to_owned());
-        Box::pin(self.write(move |c| {
-            c.execute("UPDATE ladders SET options = ?2 WHERE id = ?1", params![id, options_json])?;
+    fn set_options<'a>(&'a self, ladder: &'a Ladder, options: &'a crate::ladder::LadderOptions) -> StoreFuture<'a, ()> {
+        let (id, options_json, provisional) = (ladder.id, options.to_json(), i64::from(options.provisional_games));
+        Box::pin(self.write_ladder(id, move |c| {
+            let before: i64 = c.prepare_cached("SELECT provisional_games FROM ladders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+            c.execute("UPDATE ladders SET options = ?2, provisional_games = ?3 WHERE id = ?1", params![id, options_json, provisional])?;
+            if before != provisional {
+                // The provisional players counted afresh under the new threshold.
+                c.prepare_cached("DELETE FROM rank_buckets WHERE ladder_id = ?1 AND level >= 2")?.execute([id])?;
+                c.prepare_cached(RECOUNT_PROVISIONAL)?.execute([id])?;
+            }
             Ok(())
         }))
     }

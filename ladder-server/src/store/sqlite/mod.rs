@@ -36,14 +36,14 @@ use super::rows::{player_row, StateValues, PLAYER_COLUMNS, STATE_COLUMNS};
 use super::Role;
 use super::{
     canonical_config, entry_bytes, journal_entry, page_length, replay_answer, stored_rules, BoardEntry, HistoryEntry, JournalPage, JournalRow, KeyListing, KeyRecord, Ladder,
-    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture, JOURNAL_COLUMNS,
+    LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, Provisional, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture, JOURNAL_COLUMNS,
 };
 use crate::error::ApiError;
 use crate::events::{event_response, run_event, EventRequest, EventRules, LadderEvent};
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -54,21 +54,33 @@ const MIGRATIONS: [&str; 10] = [
     include_str!("../../../migrations/sqlite/0008_amend_progress.sql"),
     include_str!("../../../migrations/sqlite/0009_ladder_options.sql"),
     include_str!("../../../migrations/sqlite/0010_queues.sql"),
+    include_str!("../../../migrations/sqlite/0011_provisional.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
-/// `floor(x)` of any sign written without SQLite's math functions (as the triggers do).
+/// `floor(x)` of any sign written without SQLite's math functions (as the triggers do);
+/// levels 2 and 3 count the provisional players (migration 0011).
 macro_rules! counted_buckets {
     () => {
         "SELECT 0 AS level, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)) AS bucket, count(*) AS count \
          FROM players WHERE ladder_id = ?1 GROUP BY 2 \
          UNION ALL \
-         SELECT 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)), count(*) FROM players WHERE ladder_id = ?1 GROUP BY 2"
+         SELECT 1, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)), count(*) FROM players WHERE ladder_id = ?1 GROUP BY 2 \
+         UNION ALL \
+         SELECT 2, CAST(rating * 4 AS INTEGER) - (rating * 4 < CAST(rating * 4 AS INTEGER)), count(*) FROM players \
+         WHERE ladder_id = ?1 AND games_played < (SELECT provisional_games FROM ladders WHERE id = ?1) GROUP BY 2 \
+         UNION ALL \
+         SELECT 3, CAST(rating / 16 AS INTEGER) - (rating / 16 < CAST(rating / 16 AS INTEGER)), count(*) FROM players \
+         WHERE ladder_id = ?1 AND games_played < (SELECT provisional_games FROM ladders WHERE id = ?1) GROUP BY 2"
     };
 }
 
 /// A ladder's rank buckets counted afresh.
 const RECOUNT: &str = concat!("INSERT INTO rank_buckets (ladder_id, level, bucket, count) SELECT ?1, level, bucket, count FROM (", counted_buckets!(), ")");
+
+/// A ladder's provisional players' rank buckets (levels 2 and 3) counted afresh.
+const RECOUNT_PROVISIONAL: &str =
+    concat!("INSERT INTO rank_buckets (ladder_id, level, bucket, count) SELECT ?1, level, bucket, count FROM (", counted_buckets!(), ") WHERE level >= 2");
 
 /// The buckets whose stored count is not the players' count.
 const RANK_MISMATCHES: &str = concat!(

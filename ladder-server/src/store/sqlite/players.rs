@@ -4,10 +4,11 @@
 use super::*;
 
 impl crate::store::PlayersStore for SqliteStore {
-    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, Option<PlayerWithRank>> {
+    fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str, mode: Provisional) -> StoreFuture<'a, Option<PlayerWithRank>> {
         let (ladder_id, name) = (ladder.id, name.to_owned());
         Box::pin(self.read_ladder(ladder_id, move |c| {
             let offset = stored_offset(c, ladder_id)?;
+            let threshold = provisional_games(c, ladder_id)?;
             let sql = format!("SELECT {PLAYER_COLUMNS} FROM players WHERE ladder_id = ?1 AND name = ?2");
             let mut statement = c.prepare_cached(&sql)?;
             let mut rows = statement.query(params![ladder_id, name])?;
@@ -15,33 +16,37 @@ impl crate::store::PlayersStore for SqliteStore {
                 return Ok(None);
             };
             let row = player_row(row)?;
-            let better = players_above(c, ladder_id, row.state.rating, row.id)?;
-            Ok(Some(PlayerWithRank { view: view(row, offset), rank: better + 1 }))
+            let provisional = i64::from(row.state.games_played) < threshold;
+            let rank = if provisional && mode == Provisional::Excluded { None } else { Some(players_above(c, ladder_id, row.state.rating, row.id, mode)? + 1) };
+            Ok(Some(PlayerWithRank { view: view(row, offset), rank, provisional }))
         }))
     }
 
-    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64) -> StoreFuture<'a, Vec<BoardEntry>> {
+    fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64, mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         let ladder_id = ladder.id;
         Box::pin(self.read_ladder(ladder_id, move |c| {
             let zero_sum_offset = stored_offset(c, ladder_id)?;
+            let threshold = provisional_games(c, ladder_id)?;
             // The top from the index; a deeper page from the bucket holding its first line, so
             // the index skips at most one quarter point's players (see [`ranks`]).
             let (top, skip) = if offset == 0 {
                 (f64::INFINITY, 0)
             } else {
-                match locate(c, ladder_id, offset)? {
+                match locate(c, ladder_id, offset, mode)? {
                     Some((fine, before)) => (f64::from(ranks::fine_top(fine)), offset - before),
                     None => return Ok(Vec::new()),
                 }
             };
-            let mut statement = c.prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating < ?4 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3")?;
-            let rows = statement.query_map(params![ladder_id, limit, skip, top], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
+            let mut statement = c.prepare_cached(
+                "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?4 AND games_played >= ?5 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3",
+            )?;
+            let rows = statement.query_map(params![ladder_id, limit, skip, top, board_floor(threshold, mode)], board_line)?;
             let mut entries = Vec::new();
             for (i, row) in rows.enumerate() {
-                let (player, rating, league) = row?;
+                let (player, rating, league, games) = row?;
                 #[allow(clippy::cast_possible_truncation)]
                 let rating = ranking_elo::pool::effective_rating(rating as f32, zero_sum_offset);
-                entries.push(BoardEntry { rank: offset + i as i64 + 1, player, rating, league: u32::try_from(league).unwrap_or(0) });
+                entries.push(BoardEntry { rank: offset + i as i64 + 1, player, rating, league: u32::try_from(league).unwrap_or(0), provisional: games < threshold });
             }
             Ok(entries)
         }))
@@ -74,28 +79,37 @@ impl crate::store::PlayersStore for SqliteStore {
         }))
     }
 
-    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String]) -> StoreFuture<'a, Vec<BoardEntry>> {
+    fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String], mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         let (ladder_id, players) = (ladder.id, players.to_vec());
         Box::pin(self.read_ladder(ladder_id, move |c| {
             let offset = stored_offset(c, ladder_id)?;
-            let mut find = c.prepare_cached("SELECT id, rating, league FROM players WHERE ladder_id = ?1 AND name = ?2")?;
+            let threshold = provisional_games(c, ladder_id)?;
+            let mut find = c.prepare_cached("SELECT id, rating, league, games_played FROM players WHERE ladder_id = ?1 AND name = ?2")?;
             let mut entries = Vec::with_capacity(players.len());
             for player in players {
-                let found: Option<(i64, f64, i64)> = find.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
-                let Some((id, rating, league)) = found else { continue };
+                let found: Option<(i64, f64, i64, i64)> = find.query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()?;
+                let Some((id, rating, league, games)) = found else { continue };
                 #[allow(clippy::cast_possible_truncation)]
                 let stored = rating as f32;
-                let better = players_above(c, ladder_id, stored, id)?;
-                entries.push(BoardEntry { rank: better + 1, player, rating: ranking_elo::pool::effective_rating(stored, offset), league: u32::try_from(league).unwrap_or(0) });
+                let better = players_above(c, ladder_id, stored, id, mode)?;
+                entries.push(BoardEntry {
+                    rank: better + 1,
+                    player,
+                    rating: ranking_elo::pool::effective_rating(stored, offset),
+                    league: u32::try_from(league).unwrap_or(0),
+                    provisional: games < threshold,
+                });
             }
             entries.sort_by_key(|e| e.rank);
             Ok(entries)
         }))
     }
 
-    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
+    fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         let (ladder_id, player) = (ladder.id, player.to_owned());
         Box::pin(self.read_ladder(ladder_id, move |c| {
+            let threshold = provisional_games(c, ladder_id)?;
+            let floor = board_floor(threshold, mode);
             let found: Option<(i64, f64)> = c
                 .prepare_cached("SELECT id, rating FROM players WHERE ladder_id = ?1 AND name = ?2")?
                 .query_row(params![ladder_id, player], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -105,34 +119,41 @@ impl crate::store::PlayersStore for SqliteStore {
             };
             let offset = stored_offset(c, ladder_id)?;
             #[allow(clippy::cast_possible_truncation)]
-            let better = players_above(c, ladder_id, rating as f32, id)?;
+            let better = players_above(c, ladder_id, rating as f32, id, mode)?;
             let above_wanted = (limit - 1) / 2;
-            let line = |r: &rusqlite::Row<'_>| -> Result<(String, f64, i64), rusqlite::Error> { Ok((r.get(0)?, r.get(1)?, r.get(2)?)) };
             // The players just above, nearest first: the same rating with a lower id, then higher ratings.
-            let mut above: Vec<(String, f64, i64)> = c
-                .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4")?
-                .query_map(params![ladder_id, rating, id, above_wanted], line)?
+            let mut above: Vec<Line> = c
+                .prepare_cached(
+                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3 AND games_played >= ?5 ORDER BY id DESC LIMIT ?4",
+                )?
+                .query_map(params![ladder_id, rating, id, above_wanted, floor], board_line)?
                 .collect::<Result<_, _>>()?;
             let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
             if more > 0 {
-                let higher: Vec<(String, f64, i64)> = c
-                    .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating > ?2 ORDER BY rating ASC, id DESC LIMIT ?3")?
-                    .query_map(params![ladder_id, rating, more], line)?
+                let higher: Vec<Line> = c
+                    .prepare_cached(
+                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating > ?2 AND games_played >= ?4 ORDER BY rating ASC, id DESC LIMIT ?3",
+                    )?
+                    .query_map(params![ladder_id, rating, more, floor], board_line)?
                     .collect::<Result<_, _>>()?;
                 above.extend(higher);
             }
             above.reverse();
             let below_wanted = limit - above_wanted;
             // The player and those just below: the same rating with a higher id, then lower ratings.
-            let mut below: Vec<(String, f64, i64)> = c
-                .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id >= ?3 ORDER BY id LIMIT ?4")?
-                .query_map(params![ladder_id, rating, id, below_wanted], line)?
+            let mut below: Vec<Line> = c
+                .prepare_cached(
+                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id >= ?3 AND games_played >= ?5 ORDER BY id LIMIT ?4",
+                )?
+                .query_map(params![ladder_id, rating, id, below_wanted, floor], board_line)?
                 .collect::<Result<_, _>>()?;
             let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
             if more > 0 {
-                let lower: Vec<(String, f64, i64)> = c
-                    .prepare_cached("SELECT name, rating, league FROM players WHERE ladder_id = ?1 AND rating < ?2 ORDER BY rating DESC, id LIMIT ?3")?
-                    .query_map(params![ladder_id, rating, more], line)?
+                let lower: Vec<Line> = c
+                    .prepare_cached(
+                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?2 AND games_played >= ?4 ORDER BY rating DESC, id LIMIT ?3",
+                    )?
+                    .query_map(params![ladder_id, rating, more, floor], board_line)?
                     .collect::<Result<_, _>>()?;
                 below.extend(lower);
             }
@@ -142,11 +163,12 @@ impl crate::store::PlayersStore for SqliteStore {
                 .into_iter()
                 .chain(below)
                 .enumerate()
-                .map(|(i, (player, rating, league))| BoardEntry {
+                .map(|(i, (player, rating, league, games))| BoardEntry {
                     rank: first_rank + i as i64,
                     player,
                     rating: ranking_elo::pool::effective_rating(rating as f32, offset),
                     league: u32::try_from(league).unwrap_or(0),
+                    provisional: games < threshold,
                 })
                 .collect();
             Ok(Some(entries))
@@ -195,34 +217,70 @@ impl crate::store::PlayersStore for SqliteStore {
     }
 }
 
-/// The players above one (see [`ranks`]): the coarse buckets above, the fine buckets above
-/// within its coarse bucket, and an index count within its fine bucket.
-const PLAYERS_ABOVE: &str = "SELECT \
-    (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 1 AND bucket > ?2) \
-  + (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 0 AND bucket > ?3 AND bucket < ?4) \
-  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6) \
-  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7)";
+/// A board line as read: name, stored rating, league, games played.
+type Line = (String, f64, i64, i64);
 
-/// How many players of the ladder rank above the player with stored `rating` and row `id`.
-fn players_above(c: &Connection, ladder_id: i64, rating: f32, id: i64) -> Result<i64, ApiError> {
-    let (fine, coarse) = ranks::buckets(rating);
-    Ok(c.prepare_cached(PLAYERS_ABOVE)?
-        .query_row(params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id], |r| r.get(0))?)
+fn board_line(r: &rusqlite::Row<'_>) -> Result<Line, rusqlite::Error> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
 }
 
-/// The fine bucket holding 0-based position `position` of the ladder's board and the players
-/// above it, walking the coarse counts and then the fine ones within (`None` past the end).
-fn locate(c: &Connection, ladder_id: i64, position: i64) -> Result<Option<(i64, i64)>, ApiError> {
+/// The ladder's `provisional_games` as stored (what the rank counts follow).
+fn provisional_games(c: &Connection, ladder_id: i64) -> Result<i64, ApiError> {
+    Ok(c.prepare_cached("SELECT provisional_games FROM ladders WHERE id = ?1")?.query_row([ladder_id], |r| r.get(0))?)
+}
+
+/// The fewest games a player on the board of `mode` has.
+fn board_floor(threshold: i64, mode: Provisional) -> i64 {
+    if mode == Provisional::Included {
+        0
+    } else {
+        threshold
+    }
+}
+
+/// The players above one (see [`ranks`]) on the board with (`?8` = 1) or without (0) the
+/// provisional players: the coarse buckets above, the fine buckets above within its coarse
+/// bucket (less the provisional players' levels 3 and 2 without them), and an index count
+/// within its fine bucket of the players with at least `?9` games.
+const PLAYERS_ABOVE: &str = "SELECT \
+    (SELECT coalesce(sum(CASE WHEN level = 1 THEN count WHEN ?8 = 0 THEN -count ELSE 0 END), 0) FROM rank_buckets \
+       WHERE ladder_id = ?1 AND level IN (1, 3) AND bucket > ?2) \
+  + (SELECT coalesce(sum(CASE WHEN level = 0 THEN count WHEN ?8 = 0 THEN -count ELSE 0 END), 0) FROM rank_buckets \
+       WHERE ladder_id = ?1 AND level IN (0, 2) AND bucket > ?3 AND bucket < ?4) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6 AND games_played >= ?9) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7 AND games_played >= ?9)";
+
+/// How many players of the board of `mode` rank above the player with stored `rating` and
+/// row `id`.
+fn players_above(c: &Connection, ladder_id: i64, rating: f32, id: i64, mode: Provisional) -> Result<i64, ApiError> {
+    let (fine, coarse) = ranks::buckets(rating);
+    let floor = board_floor(provisional_games(c, ladder_id)?, mode);
+    Ok(c.prepare_cached(PLAYERS_ABOVE)?.query_row(
+        params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id, mode.included(), floor],
+        |r| r.get(0),
+    )?)
+}
+
+/// The fine bucket holding 0-based position `position` of the board of `mode` and the
+/// players above it, walking the coarse counts and then the fine ones within (`None` past
+/// the end).
+fn locate(c: &Connection, ladder_id: i64, position: i64, mode: Provisional) -> Result<Option<(i64, i64)>, ApiError> {
     let coarse: Vec<(i64, i64)> = c
-        .prepare_cached("SELECT bucket, count FROM rank_buckets WHERE ladder_id = ?1 AND level = 1 AND count <> 0 ORDER BY bucket DESC")?
-        .query_map([ladder_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .prepare_cached(
+            "SELECT bucket, sum(CASE WHEN level = 1 THEN count WHEN ?2 = 0 THEN -count ELSE 0 END) AS n FROM rank_buckets \
+             WHERE ladder_id = ?1 AND level IN (1, 3) GROUP BY bucket HAVING n <> 0 ORDER BY bucket DESC",
+        )?
+        .query_map(params![ladder_id, mode.included()], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     let Some((coarse, before)) = ranks::walk(coarse, position, 0) else {
         return Ok(None);
     };
     let fine: Vec<(i64, i64)> = c
-        .prepare_cached("SELECT bucket, count FROM rank_buckets WHERE ladder_id = ?1 AND level = 0 AND bucket >= ?2 AND bucket < ?3 AND count <> 0 ORDER BY bucket DESC")?
-        .query_map(params![ladder_id, coarse * ranks::FINE_PER_COARSE, (coarse + 1) * ranks::FINE_PER_COARSE], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .prepare_cached(
+            "SELECT bucket, sum(CASE WHEN level = 0 THEN count WHEN ?4 = 0 THEN -count ELSE 0 END) AS n FROM rank_buckets \
+             WHERE ladder_id = ?1 AND level IN (0, 2) AND bucket >= ?2 AND bucket < ?3 GROUP BY bucket HAVING n <> 0 ORDER BY bucket DESC",
+        )?
+        .query_map(params![ladder_id, coarse * ranks::FINE_PER_COARSE, (coarse + 1) * ranks::FINE_PER_COARSE, mode.included()], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     Ok(ranks::walk(fine, position, before))
 }
