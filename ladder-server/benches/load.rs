@@ -9,7 +9,7 @@
 //!
 //! `cargo xtask bench-ladder [seconds per run]` or
 //! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]
-//! [reports] [leaderboard] [players=N]` (`postgres`: only PostgreSQL; `empty`: only on an
+//! [reports] [leaderboard] [players=N] [provisional=N]` (`postgres`: only PostgreSQL; `empty`: only on an
 //! empty journal; `reports`: only the reports; `leaderboard`: only the reads). `annul
 //! [matches=N]`: a SQLite ladder of 100,000 players and N (1,000,000) reported matches, then
 //! (once the checkpointer has caught up) the time to annul its newest match and its first,
@@ -186,7 +186,7 @@ fn seed_sqlite_players(database: &str, ladder: &str, players: u64) {
 /// would take hours), ratings spread like a real ladder's (1500 plus the sum of four
 /// uniform draws, standard deviation about 230), then read through the API: the top 100, a
 /// player's rank, 21 lines around a player, and the 100 lines from the middle rank.
-fn leaderboard(backend: Backend, label: &str, database: &str, players: u64) {
+fn leaderboard(backend: Backend, label: &str, database: &str, players: u64, provisional: u32) {
     let server = server(database, &[]);
     let admin = prepare(database, &[&server], "big");
     let seeded = Instant::now();
@@ -204,6 +204,20 @@ fn leaderboard(backend: Backend, label: &str, database: &str, players: u64) {
         }
     }
     let seeded = seeded.elapsed().as_secs_f64();
+    // `provisional=N`: the ladder option set first (the board without provisional players:
+    // every seeded player has 10 games, so N up to 10 leaves everybody on it, through the
+    // queries that leave provisional players out).
+    let label = if provisional > 0 {
+        let started = Instant::now();
+        let (status, text) =
+            helpers::call(&server.address, "PUT", "/v1/ladders/big/options", Some(&admin), Some(&format!(r#"{{"provisional_games":{provisional}}}"#))).expect("PUT options");
+        assert_eq!(status, 200, "{text}");
+        println!("{label}: provisional_games {provisional} set (the provisional players recounted) in {:.1} s", started.elapsed().as_secs_f64());
+        format!("{label}, provisional_games {provisional}")
+    } else {
+        label.to_owned()
+    };
+    let label = label.as_str();
     let middle = players / 2;
     let (top_p50, top_p99) = time_gets(&server.address, &admin, "/v1/ladders/big/leaderboard?limit=100", 200);
     let mut lines = vec![format!("| {label} | top 100 | {top_p50:.2} | {top_p99:.2} |")];
@@ -444,6 +458,7 @@ fn main() {
     let reports = !args.iter().any(|a| a == "leaderboard");
     let reads = !args.iter().any(|a| a == "reports");
     let players: u64 = args.iter().find_map(|a| a.strip_prefix("players=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
+    let provisional: u32 = args.iter().find_map(|a| a.strip_prefix("provisional=").and_then(|n| n.parse().ok())).unwrap_or(0);
     // `annul [matches=N]`: only the annulment far back (100,000 players).
     if args.iter().any(|a| a == "annul") {
         let matches: u64 = args.iter().find_map(|a| a.strip_prefix("matches=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
@@ -474,8 +489,8 @@ fn main() {
     }
     println!("\n| database, {players} players | read | p50 ms | p99 ms |\n|---|---|---|---|");
     let dir = TempDir::new("bench");
-    leaderboard(Backend::Sqlite, "SQLite", &helpers::database(Backend::Sqlite, &dir), players);
-    leaderboard(Backend::Postgres, &format!("PostgreSQL {pg_version}"), &helpers::database(Backend::Postgres, &dir), players);
+    leaderboard(Backend::Sqlite, "SQLite", &helpers::database(Backend::Sqlite, &dir), players, provisional);
+    leaderboard(Backend::Postgres, &format!("PostgreSQL {pg_version}"), &helpers::database(Backend::Postgres, &dir), players, provisional);
 }
 
 /// The report runs: SQLite both ways, PostgreSQL with one and two instances on each journal.

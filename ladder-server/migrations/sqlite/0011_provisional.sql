@@ -86,3 +86,8 @@ BEGIN
     WHERE ladder_id = OLD.ladder_id AND level = 3 AND bucket = CAST(OLD.rating / 16 AS INTEGER) - (OLD.rating / 16 < CAST(OLD.rating / 16 AS INTEGER))
       AND OLD.games_played < (SELECT provisional_games FROM ladders WHERE id = OLD.ladder_id);
 END;
+
+-- The board's index holds games_played too, so that a count or a page of the board without
+-- the provisional players reads the index alone.
+CREATE INDEX players_board ON players (ladder_id, rating DESC, id, games_played);
+DROP INDEX players_leaderboard;

@@ -59,23 +59,56 @@ const MIGRATIONS: [&str; 11] = [
     include_str!("../../../migrations/postgres/0011_provisional.sql"),
 ];
 
-/// The players above player `p` (of `players p JOIN ladders l`) on the board with (`$3` = 1)
-/// or without (0) the provisional players: the coarse buckets above, the fine buckets above
-/// within its coarse bucket (less the provisional players' levels 3 and 2 without them),
-/// and an index count within its fine bucket (of the players with enough games without
-/// them); see [`crate::store::ranks`].
+/// The players above player row `p` (see [`super::ranks`]) on the whole board: the coarse
+/// buckets above (every shard), the fine buckets above within its coarse bucket, and an
+/// index count within its fine bucket (`real` bounds, so the rating index serves it). One
+/// statement: one snapshot.
 macro_rules! players_above {
     () => {
-        "(SELECT coalesce(sum(CASE WHEN b.level = 1 THEN b.count WHEN $3::int = 0 THEN -b.count ELSE 0 END), 0) FROM rank_buckets b \
+        "(SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level = 1 AND b.bucket > floor(p.rating::float8 / 16)::bigint)::bigint \
+    + (SELECT coalesce(sum(b.count), 0) FROM rank_buckets b \
+      WHERE b.ladder_id = p.ladder_id AND b.level = 0 AND b.bucket > floor(p.rating::float8 * 4)::bigint \
+      AND b.bucket < (floor(p.rating::float8 / 16)::bigint + 1) * 64)::bigint \
+    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating \
+      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real) \
+    + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id)"
+    };
+}
+
+/// The same on the board without the provisional players (of `players p JOIN ladders l`):
+/// their levels (3 and 2) subtracted, and the index counts only of players with at least
+/// the ladder's `provisional_games` (the board index includes `games_played`).
+macro_rules! settled_players_above {
+    () => {
+        "(SELECT coalesce(sum(CASE WHEN b.level = 1 THEN b.count ELSE -b.count END), 0) FROM rank_buckets b \
       WHERE b.ladder_id = p.ladder_id AND b.level IN (1, 3) AND b.bucket > floor(p.rating::float8 / 16)::bigint)::bigint \
-    + (SELECT coalesce(sum(CASE WHEN b.level = 0 THEN b.count WHEN $3::int = 0 THEN -b.count ELSE 0 END), 0) FROM rank_buckets b \
+    + (SELECT coalesce(sum(CASE WHEN b.level = 0 THEN b.count ELSE -b.count END), 0) FROM rank_buckets b \
       WHERE b.ladder_id = p.ladder_id AND b.level IN (0, 2) AND b.bucket > floor(p.rating::float8 * 4)::bigint \
       AND b.bucket < (floor(p.rating::float8 / 16)::bigint + 1) * 64)::bigint \
     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating > p.rating \
-      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real AND ($3::int = 1 OR q.games_played >= l.provisional_games)) \
+      AND q.rating < ((floor(p.rating::float8 * 4) + 1) / 4)::real AND q.games_played >= l.provisional_games) \
     + (SELECT count(*) FROM players q WHERE q.ladder_id = p.ladder_id AND q.rating = p.rating AND q.id < p.id \
-      AND ($3::int = 1 OR q.games_played >= l.provisional_games))"
+      AND q.games_played >= l.provisional_games)"
     };
+}
+
+/// A statement with the players above `p` on the board of a mode: `$head players_above
+/// $tail` for the whole board, and the same with the settled count.
+macro_rules! ranked_statements {
+    ($head:expr, $tail:expr) => {
+        [concat!($head, players_above!(), $tail), concat!($head, settled_players_above!(), $tail)]
+    };
+}
+
+/// Which of [`ranked_statements`] a read runs: the whole board when it includes the
+/// provisional players or the ladder has none (`threshold` 0), the settled count otherwise.
+fn ranked(statements: &[&'static str; 2], mode: Provisional, threshold: i64) -> &'static str {
+    if mode == Provisional::Included || threshold == 0 {
+        statements[0]
+    } else {
+        statements[1]
+    }
 }
 
 /// The class of this server's advisory locks; the object is the ladder id (0 for the

@@ -6,24 +6,22 @@ use super::*;
 impl crate::store::PlayersStore for PgStore {
     fn player<'a>(&'a self, ladder: &'a Ladder, name: &'a str, mode: Provisional) -> StoreFuture<'a, Option<PlayerWithRank>> {
         Box::pin(async move {
+            const STATEMENTS: [&str; 2] = ranked_statements!(
+                "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
+                 p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players AS ladder_players, \
+                 p.games_played < l.provisional_games AS provisional, ",
+                " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2"
+            );
             let mut conn = self.pool().get().await?;
-            let statement = conn
-                .prepare(concat!(
-                    "SELECT p.id, p.name, p.rating, p.games_played, p.win_streak, p.period_games, p.is_junior, p.has_reached_2400, p.league, p.protected_games, \
-                     p.season_games, p.season_wins, p.peak_rating, p.peak_league, p.last_played, l.zero_sum_offset, l.zero_sum_sum, l.players AS ladder_players, \
-                     p.games_played < l.provisional_games AS provisional, ",
-                    players_above!(),
-                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
-                ))
-                .await?;
-            let Some(row) = conn.client.query_opt(&statement, &[&ladder.id, &name, &mode.included()]).await? else {
+            let rows = ranked_read(&mut conn, ladder.id, &STATEMENTS, mode, &[&ladder.id, &name]).await?;
+            let Some(row) = rows.first() else {
                 return Ok(None);
             };
             // The offset as stored (0 unless the rules now have a total): a cached ladder's
             // rules may predate a season end that changed them.
             let provisional: bool = row.get("provisional");
             let rank = (!provisional || mode == Provisional::Included).then(|| row.get::<_, i64>("better") + 1);
-            Ok(Some(PlayerWithRank { view: view(player_row(&row)?, row.get("zero_sum_offset")), rank, provisional }))
+            Ok(Some(PlayerWithRank { view: view(player_row(row)?, row.get("zero_sum_offset")), rank, provisional }))
         })
     }
 
@@ -34,7 +32,7 @@ impl crate::store::PlayersStore for PgStore {
                 .prepare(
                     "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional \
                      FROM players p JOIN ladders l ON l.id = p.ladder_id \
-                     WHERE p.ladder_id = $1 AND p.rating < $4 AND ($5::int = 1 OR p.games_played >= l.provisional_games) ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
+                     WHERE p.ladder_id = $1 AND p.rating < $4 AND p.games_played >= $5 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
                 )
                 .await?;
             let coarse = conn
@@ -71,7 +69,8 @@ impl crate::store::PlayersStore for PgStore {
                     };
                     (crate::store::ranks::fine_top(bucket), offset - before)
                 };
-                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top, &included]).await?;
+                let floor: i64 = if included == 1 { 0 } else { conn.client.query_one("SELECT provisional_games FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0) };
+                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top, &floor]).await?;
                 Ok(rows
                     .iter()
                     .enumerate()
@@ -116,16 +115,13 @@ impl crate::store::PlayersStore for PgStore {
 
     fn lines_of<'a>(&'a self, ladder: &'a Ladder, players: &'a [String], mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         Box::pin(async move {
+            const STATEMENTS: [&str; 2] = ranked_statements!(
+                "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional, ",
+                " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = ANY($2)"
+            );
             let mut conn = self.pool().get().await?;
-            // One statement: every rank from the same snapshot.
-            let statement = conn
-                .prepare(concat!(
-                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional, ",
-                    players_above!(),
-                    " AS better FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = ANY($2)",
-                ))
-                .await?;
-            let rows = conn.client.query(&statement, &[&ladder.id, &players, &mode.included()]).await?;
+            // One snapshot: every rank from the same counts.
+            let rows = ranked_read(&mut conn, ladder.id, &STATEMENTS, mode, &[&ladder.id, &players]).await?;
             let mut entries: Vec<BoardEntry> = rows
                 .iter()
                 .map(|r| BoardEntry {
@@ -144,14 +140,10 @@ impl crate::store::PlayersStore for PgStore {
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            let find = conn
-                .prepare(concat!(
-                    "SELECT p.id, p.rating, l.zero_sum_offset, ",
-                    players_above!(),
-                    " AS better, CASE WHEN $3::int = 1 THEN 0 ELSE l.provisional_games END AS floor, l.provisional_games \
-                     FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2",
-                ))
-                .await?;
+            const FIND: [&str; 2] = ranked_statements!(
+                "SELECT p.id, p.rating, l.zero_sum_offset, ",
+                " AS better, l.provisional_games FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2"
+            );
             let same_above = conn
                 .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 AND games_played >= $5 ORDER BY id DESC LIMIT $4")
                 .await?;
@@ -168,10 +160,13 @@ impl crate::store::PlayersStore for PgStore {
             conn.in_transaction = true;
             conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
             let result: Result<Option<Vec<BoardEntry>>, ApiError> = async {
-                let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player, &mode.included()]).await? else {
+                let threshold: i64 = conn.client.query_one("SELECT provisional_games FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
+                let find = conn.client.prepare(ranked(&FIND, mode, threshold)).await?;
+                let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player]).await? else {
                     return Ok(None);
                 };
-                let (id, rating, offset, better, floor, threshold): (i64, f32, f64, i64, i64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4), row.get(5));
+                let (id, rating, offset, better): (i64, f32, f64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3));
+                let floor = if mode == Provisional::Included { 0 } else { threshold };
                 let line = |r: &tokio_postgres::Row| (r.get::<_, String>(0), r.get::<_, f32>(1), r.get::<_, i64>(2), r.get::<_, i64>(3));
                 let above_wanted = (limit - 1) / 2;
                 let mut above: Vec<(String, f32, i64, i64)> = conn.client.query(&same_above, &[&ladder.id, &rating, &id, &above_wanted, &floor]).await?.iter().map(line).collect();
@@ -260,4 +255,26 @@ impl crate::store::PlayersStore for PgStore {
             read
         })
     }
+}
+
+/// Runs one of `statements` ([`ranked_statements`]) in one read-only snapshot with the
+/// ladder's `provisional_games` read first, so that the counts and the threshold agree.
+async fn ranked_read(
+    conn: &mut Conn,
+    ladder: i64,
+    statements: &[&'static str; 2],
+    mode: Provisional,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<tokio_postgres::Row>, ApiError> {
+    conn.in_transaction = true;
+    conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
+    let rows = async {
+        let threshold: i64 = conn.client.query_one("SELECT provisional_games FROM ladders WHERE id = $1", &[&ladder]).await?.get(0);
+        let statement = conn.prepare(ranked(statements, mode, threshold)).await?;
+        conn.client.query(&statement, params).await
+    }
+    .await;
+    conn.client.batch_execute("COMMIT").await?;
+    conn.in_transaction = false;
+    Ok(rows?)
 }

@@ -29,6 +29,7 @@ impl crate::store::PlayersStore for SqliteStore {
             let threshold = provisional_games(c, ladder_id)?;
             // The top from the index; a deeper page from the bucket holding its first line, so
             // the index skips at most one quarter point's players (see [`ranks`]).
+            let floor = board_floor(threshold, mode);
             let (top, skip) = if offset == 0 {
                 (f64::INFINITY, 0)
             } else {
@@ -37,10 +38,11 @@ impl crate::store::PlayersStore for SqliteStore {
                     None => return Ok(Vec::new()),
                 }
             };
-            let mut statement = c.prepare_cached(
-                "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?4 AND games_played >= ?5 ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3",
-            )?;
-            let rows = statement.query_map(params![ladder_id, limit, skip, top, board_floor(threshold, mode)], board_line)?;
+            let mut statement = c.prepare_cached(&format!(
+                "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?4 AND {} ORDER BY rating DESC, id LIMIT ?2 OFFSET ?3",
+                games_filter(floor, 5)
+            ))?;
+            let rows = statement.query_map(params![ladder_id, limit, skip, top, floor], board_line)?;
             let mut entries = Vec::new();
             for (i, row) in rows.enumerate() {
                 let (player, rating, league, games) = row?;
@@ -123,17 +125,19 @@ impl crate::store::PlayersStore for SqliteStore {
             let above_wanted = (limit - 1) / 2;
             // The players just above, nearest first: the same rating with a lower id, then higher ratings.
             let mut above: Vec<Line> = c
-                .prepare_cached(
-                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3 AND games_played >= ?5 ORDER BY id DESC LIMIT ?4",
-                )?
+                .prepare_cached(&format!(
+                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id < ?3 AND {} ORDER BY id DESC LIMIT ?4",
+                    games_filter(floor, 5)
+                ))?
                 .query_map(params![ladder_id, rating, id, above_wanted, floor], board_line)?
                 .collect::<Result<_, _>>()?;
             let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
             if more > 0 {
                 let higher: Vec<Line> = c
-                    .prepare_cached(
-                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating > ?2 AND games_played >= ?4 ORDER BY rating ASC, id DESC LIMIT ?3",
-                    )?
+                    .prepare_cached(&format!(
+                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating > ?2 AND {} ORDER BY rating ASC, id DESC LIMIT ?3",
+                        games_filter(floor, 4)
+                    ))?
                     .query_map(params![ladder_id, rating, more, floor], board_line)?
                     .collect::<Result<_, _>>()?;
                 above.extend(higher);
@@ -142,17 +146,19 @@ impl crate::store::PlayersStore for SqliteStore {
             let below_wanted = limit - above_wanted;
             // The player and those just below: the same rating with a higher id, then lower ratings.
             let mut below: Vec<Line> = c
-                .prepare_cached(
-                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id >= ?3 AND games_played >= ?5 ORDER BY id LIMIT ?4",
-                )?
+                .prepare_cached(&format!(
+                    "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating = ?2 AND id >= ?3 AND {} ORDER BY id LIMIT ?4",
+                    games_filter(floor, 5)
+                ))?
                 .query_map(params![ladder_id, rating, id, below_wanted, floor], board_line)?
                 .collect::<Result<_, _>>()?;
             let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
             if more > 0 {
                 let lower: Vec<Line> = c
-                    .prepare_cached(
-                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?2 AND games_played >= ?4 ORDER BY rating DESC, id LIMIT ?3",
-                    )?
+                    .prepare_cached(&format!(
+                        "SELECT name, rating, league, games_played FROM players WHERE ladder_id = ?1 AND rating < ?2 AND {} ORDER BY rating DESC, id LIMIT ?3",
+                        games_filter(floor, 4)
+                    ))?
                     .query_map(params![ladder_id, rating, more, floor], board_line)?
                     .collect::<Result<_, _>>()?;
                 below.extend(lower);
@@ -238,33 +244,53 @@ fn board_floor(threshold: i64, mode: Provisional) -> i64 {
     }
 }
 
-/// The players above one (see [`ranks`]) on the board with (`?8` = 1) or without (0) the
-/// provisional players: the coarse buckets above, the fine buckets above within its coarse
-/// bucket (less the provisional players' levels 3 and 2 without them), and an index count
-/// within its fine bucket of the players with at least `?9` games.
+/// The players above one (see [`ranks`]) on the whole board: the coarse buckets above, the
+/// fine buckets above within its coarse bucket, and an index count within its fine bucket.
 const PLAYERS_ABOVE: &str = "SELECT \
-    (SELECT coalesce(sum(CASE WHEN level = 1 THEN count WHEN ?8 = 0 THEN -count ELSE 0 END), 0) FROM rank_buckets \
-       WHERE ladder_id = ?1 AND level IN (1, 3) AND bucket > ?2) \
-  + (SELECT coalesce(sum(CASE WHEN level = 0 THEN count WHEN ?8 = 0 THEN -count ELSE 0 END), 0) FROM rank_buckets \
-       WHERE ladder_id = ?1 AND level IN (0, 2) AND bucket > ?3 AND bucket < ?4) \
-  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6 AND games_played >= ?9) \
-  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7 AND games_played >= ?9)";
+    (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 1 AND bucket > ?2) \
+  + (SELECT coalesce(sum(count), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level = 0 AND bucket > ?3 AND bucket < ?4) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7)";
+
+/// The same on the board without the provisional players: their levels (3 and 2)
+/// subtracted, and the index counts only of players with at least `?8` games (the board
+/// index holds `games_played`, so the count stays within the index).
+const SETTLED_PLAYERS_ABOVE: &str = "SELECT \
+    (SELECT coalesce(sum(CASE WHEN level = 1 THEN count ELSE -count END), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level IN (1, 3) AND bucket > ?2) \
+  + (SELECT coalesce(sum(CASE WHEN level = 0 THEN count ELSE -count END), 0) FROM rank_buckets WHERE ladder_id = ?1 AND level IN (0, 2) AND bucket > ?3 AND bucket < ?4) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating > ?5 AND rating < ?6 AND games_played >= ?8) \
+  + (SELECT count(*) FROM players WHERE ladder_id = ?1 AND rating = ?5 AND id < ?7 AND games_played >= ?8)";
 
 /// How many players of the board of `mode` rank above the player with stored `rating` and
 /// row `id`.
 fn players_above(c: &Connection, ladder_id: i64, rating: f32, id: i64, mode: Provisional) -> Result<i64, ApiError> {
     let (fine, coarse) = ranks::buckets(rating);
     let floor = board_floor(provisional_games(c, ladder_id)?, mode);
-    Ok(c.prepare_cached(PLAYERS_ABOVE)?.query_row(
-        params![ladder_id, coarse, fine, (coarse + 1) * ranks::FINE_PER_COARSE, f64::from(rating), f64::from(ranks::fine_top(fine)), id, mode.included(), floor],
-        |r| r.get(0),
-    )?)
+    let (rating, top) = (f64::from(rating), f64::from(ranks::fine_top(fine)));
+    let high = (coarse + 1) * ranks::FINE_PER_COARSE;
+    Ok(if floor == 0 {
+        c.prepare_cached(PLAYERS_ABOVE)?.query_row(params![ladder_id, coarse, fine, high, rating, top, id], |r| r.get(0))?
+    } else {
+        c.prepare_cached(SETTLED_PLAYERS_ABOVE)?.query_row(params![ladder_id, coarse, fine, high, rating, top, id, floor], |r| r.get(0))?
+    })
+}
+
+/// The condition on games played of the board whose fewest games is `floor`, on parameter
+/// `?n`: a constant when every player is on it (the board index alone serves the query).
+fn games_filter(floor: i64, n: u8) -> String {
+    if floor == 0 {
+        format!("?{n} = 0")
+    } else {
+        format!("games_played >= ?{n}")
+    }
 }
 
 /// The fine bucket holding 0-based position `position` of the board of `mode` and the
 /// players above it, walking the coarse counts and then the fine ones within (`None` past
 /// the end).
 fn locate(c: &Connection, ladder_id: i64, position: i64, mode: Provisional) -> Result<Option<(i64, i64)>, ApiError> {
+    // The provisional players' levels only count when the board leaves them out.
+    let mode = if board_floor(provisional_games(c, ladder_id)?, mode) == 0 { Provisional::Included } else { mode };
     let coarse: Vec<(i64, i64)> = c
         .prepare_cached(
             "SELECT bucket, sum(CASE WHEN level = 1 THEN count WHEN ?2 = 0 THEN -count ELSE 0 END) AS n FROM rank_buckets \
