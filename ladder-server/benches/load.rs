@@ -9,8 +9,9 @@
 //!
 //! `cargo xtask bench-ladder [seconds per run]` or
 //! `cargo bench -p ranking-elo-ladder --bench load -- [seconds per run] [postgres] [empty]
-//! [reports] [leaderboard] [players=N] [provisional=N]` (`postgres`: only PostgreSQL; `empty`: only on an
-//! empty journal; `reports`: only the reports; `leaderboard`: only the reads). `annul
+//! [reports] [leaderboard] [players=N] [provisional=N] [tags=N]` (`postgres`: only PostgreSQL; `empty`: only on an
+//! empty journal; `reports`: only the reports; `leaderboard`: only the reads; `tags=N`: the
+//! players also spread over N region tags, and one tag's board read the same way). `annul
 //! [matches=N]`: a SQLite ladder of 100,000 players and N (1,000,000) reported matches, then
 //! (once the checkpointer has caught up) the time to annul its newest match and its first,
 //! each with another ladder's worst report latency meanwhile, and the export's. `season-end [players=N]`: a season end of
@@ -186,7 +187,7 @@ fn seed_sqlite_players(database: &str, ladder: &str, players: u64) {
 /// would take hours), ratings spread like a real ladder's (1500 plus the sum of four
 /// uniform draws, standard deviation about 230), then read through the API: the top 100, a
 /// player's rank, 21 lines around a player, and the 100 lines from the middle rank.
-fn leaderboard(backend: Backend, label: &str, database: &str, players: u64, provisional: u32) {
+fn leaderboard(backend: Backend, label: &str, database: &str, players: u64, provisional: u32, tags: u64) {
     let server = server(database, &[]);
     let admin = prepare(database, &[&server], "big");
     let seeded = Instant::now();
@@ -239,7 +240,61 @@ fn leaderboard(backend: Backend, label: &str, database: &str, players: u64, prov
     let (p50, p99) = time_paths(&server.address, &admin, &paths);
     lines.push(format!("| {label} | 100 lines from rank {} (100 pages) | {p50:.2} | {p99:.2} |", middle + 1));
     lines.push(format!("| {label} | (seeding {seeded:.0} s) | | |"));
+    if tags > 0 {
+        lines.extend(tag_boards(backend, label, database, &server.address, &admin, players, tags));
+    }
     println!("{}", lines.join("\n"));
+}
+
+/// `tags=N`: every player given one of N regions (`region:r0`…, player `pI` in `r{I mod N}`)
+/// by rows written straight into the database (the tag triggers counting them), then region
+/// r1's board read through the API as the ladder's is: its top 100, 21 around a player, and
+/// 100 lines from its middle.
+fn tag_boards(backend: Backend, label: &str, database: &str, address: &str, admin: &str, players: u64, tags: u64) -> Vec<String> {
+    let started = Instant::now();
+    let sql = format!(
+        "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < {last}) \
+         INSERT INTO tags (ladder_id, key, value) SELECT l.id, 'region', 'r' || r.i FROM ladders l, r WHERE l.name = 'big'; \
+         INSERT INTO tag_members (tag_id, player_id, rating, games_played) \
+         SELECT t.id, p.id, p.rating, p.games_played FROM players p JOIN tags t ON t.ladder_id = p.ladder_id AND t.key = 'region' \
+         AND t.value = 'r' || (CAST(substr(p.name, 2) AS INTEGER) % {tags})",
+        last = tags - 1
+    );
+    match backend {
+        Backend::Sqlite => {
+            let connection = rusqlite::Connection::open(helpers::sqlite_file(database)).expect("open");
+            connection.busy_timeout(Duration::from_secs(60)).expect("busy timeout");
+            connection.execute_batch(&format!("BEGIN; {sql}; COMMIT; ANALYZE;")).expect("tags");
+        }
+        Backend::Postgres => {
+            for sql in [format!("BEGIN; {sql}; COMMIT;").replace("AS INTEGER", "AS BIGINT"), "VACUUM ANALYZE tag_members".to_owned(), "CHECKPOINT".to_owned()] {
+                let status = helpers::psql_background(database, &sql).wait().expect("psql");
+                assert!(status.success());
+            }
+        }
+    }
+    let seeded = started.elapsed().as_secs_f64();
+    let size = players / tags;
+    let label = format!("{label}, tag region:r1 ({size} players of {players})");
+    let (p50, p99) = time_gets(address, admin, "/v1/ladders/big/leaderboard?tag=region:r1&limit=100", 200);
+    let mut lines = vec![format!("| {label} | top 100 | {p50:.2} | {p99:.2} |")];
+    let mut rng = 0x2545_F491_4F6C_DD1D_u64;
+    let mut pick = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        // A player of r1: pI with I mod tags = 1.
+        (rng % size) * tags + 1
+    };
+    let paths: Vec<String> = (0..200).map(|_| format!("/v1/ladders/big/leaderboard?tag=region:r1&around=p{}&limit=21", pick())).collect();
+    let (p50, p99) = time_paths(address, admin, &paths);
+    lines.push(format!("| {label} | 21 around a player (200 players) | {p50:.2} | {p99:.2} |"));
+    let middle = size / 2;
+    let paths: Vec<String> = (0..100).map(|k| format!("/v1/ladders/big/leaderboard?tag=region:r1&limit=100&offset={}", middle + k * 37)).collect();
+    let (p50, p99) = time_paths(address, admin, &paths);
+    lines.push(format!("| {label} | 100 lines from rank {} (100 pages) | {p50:.2} | {p99:.2} |", middle + 1));
+    lines.push(format!("| {label} | (tagging {seeded:.0} s) | | |"));
+    lines
 }
 
 /// A SQLite ladder of `players` players built by `matches` reported matches (8 reporters,
@@ -459,6 +514,7 @@ fn main() {
     let reads = !args.iter().any(|a| a == "reports");
     let players: u64 = args.iter().find_map(|a| a.strip_prefix("players=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
     let provisional: u32 = args.iter().find_map(|a| a.strip_prefix("provisional=").and_then(|n| n.parse().ok())).unwrap_or(0);
+    let tags: u64 = args.iter().find_map(|a| a.strip_prefix("tags=").and_then(|n| n.parse().ok())).unwrap_or(0);
     // `annul [matches=N]`: only the annulment far back (100,000 players).
     if args.iter().any(|a| a == "annul") {
         let matches: u64 = args.iter().find_map(|a| a.strip_prefix("matches=").and_then(|n| n.parse().ok())).unwrap_or(1_000_000);
@@ -489,8 +545,8 @@ fn main() {
     }
     println!("\n| database, {players} players | read | p50 ms | p99 ms |\n|---|---|---|---|");
     let dir = TempDir::new("bench");
-    leaderboard(Backend::Sqlite, "SQLite", &helpers::database(Backend::Sqlite, &dir), players, provisional);
-    leaderboard(Backend::Postgres, &format!("PostgreSQL {pg_version}"), &helpers::database(Backend::Postgres, &dir), players, provisional);
+    leaderboard(Backend::Sqlite, "SQLite", &helpers::database(Backend::Sqlite, &dir), players, provisional, tags);
+    leaderboard(Backend::Postgres, &format!("PostgreSQL {pg_version}"), &helpers::database(Backend::Postgres, &dir), players, provisional, tags);
 }
 
 /// The report runs: SQLite both ways, PostgreSQL with one and two instances on each journal.

@@ -174,6 +174,9 @@ pub fn parse_line(text: &str, number: u64, rules: &Rules, now: f64) -> Result<Op
         return Ok(Some(Line { number, time, item: Item::Player { journal_id, player: body.player, state } }));
     }
     object.remove("time");
+    if object.contains_key("tags") {
+        return Err(ApiError::invalid("invalid_import", "tags are not imported with a match: set them with PUT …/players/{player}/tags"));
+    }
     let request = MatchRequest::parse(serde_json::Value::Object(object).to_string().as_bytes(), rules)?;
     Ok(Some(Line { number, time, item: Item::Match(request) }))
 }

@@ -135,6 +135,12 @@ fn command() -> Command {
             "Rewrite the tables that hold player names into fresh storage, so that old row versions (erased names among them) leave the database's files; PostgreSQL locks each table while it is rewritten",
         )))
         .subcommand(
+            Command::new("healthcheck")
+                .about("Ask a running server whether it is ready (GET /readyz); exit 0 when it answers 200: a container's health check, with no shell or curl in the image")
+                .arg(Arg::new("url").long("url").value_name("URL").default_value("http://127.0.0.1:8080/readyz").help("http://HOST:PORT/PATH of the server"))
+                .arg(seconds("timeout", "3", "how long to wait for the answer")),
+        )
+        .subcommand(
             Command::new("tokens").about("Player tokens (JWT) for tests and tools; a studio's identity provider issues the real ones").subcommand_required(true).subcommand(
                 Command::new("mint")
                     .about("Print an HS256 player token signed with a secret file (as serve --jwt-secret-file reads it)")
@@ -165,6 +171,16 @@ fn command() -> Command {
         )
 }
 
+/// `elo-ladder healthcheck`: one `GET`, the answer's status line on stdout.
+async fn healthcheck(args: &ArgMatches) -> Result<(), String> {
+    let url = args.get_one::<String>("url").map_or("http://127.0.0.1:8080/readyz", String::as_str);
+    let target = ranking_elo_ladder::healthcheck::Target::parse(url)?;
+    let timeout = Duration::from_secs(args.get_one::<u64>("timeout").copied().unwrap_or(3));
+    let answer = ranking_elo_ladder::healthcheck::check(&target, timeout).await?;
+    println!("{answer}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let matches = command().get_matches();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -177,6 +193,7 @@ fn main() -> ExitCode {
             Some(("verify", args)) => verify(args).await,
             Some(("import", args)) => import(args).await,
             Some(("scrub", args)) => scrub(args).await,
+            Some(("healthcheck", args)) => healthcheck(args).await,
             Some(("tokens", tokens)) => match tokens.subcommand() {
                 Some(("mint", args)) => mint_token(args),
                 _ => Err("elo-ladder tokens mint (see --help)".to_owned()),
@@ -530,6 +547,10 @@ async fn verify_ladder(
     // The rank counts against the players, in one snapshot.
     if let Some((level, bucket, stored, counted)) = store.rank_mismatches(ladder).await.map_err(|e| e.message)?.first() {
         return Err(format!("ladder {}: rank bucket {bucket} (level {level}) counts {stored} players, the ladder has {counted} there", ladder.name));
+    }
+    // The tags' copies of their players and their counts.
+    if let Some(mismatch) = store.tag_mismatches(ladder).await.map_err(|e| e.message)?.first() {
+        return Err(format!("ladder {}: {mismatch}", ladder.name));
     }
     let unchecked = if players.is_none() { " (players not compared: the ladder kept taking reports; verify a copy or a quiet moment)" } else { "" };
     Ok(format!("{}{unchecked}", result.line(&ladder.name)))

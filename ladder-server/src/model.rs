@@ -71,6 +71,8 @@ struct MatchBody {
     team_b: Option<Vec<String>>,
     entrants: Option<Vec<String>>,
     places: Option<Vec<u32>>,
+    /// Tags the report sets, by player (see [`MatchRequest::parse_report`]).
+    tags: Option<serde_json::Value>,
 }
 
 /// The score the engine rates with: the reported number rounded once to the nearest `f32`,
@@ -95,6 +97,9 @@ pub struct MatchRequest {
     #[serde(flatten)]
     pub game: Game,
 }
+
+/// The tags a report sets: each player named with its changes.
+pub type ReportTags = Vec<(String, crate::tags::TagChanges)>;
 
 /// The three kinds of match.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,7 +163,18 @@ impl MatchRequest {
     /// # Errors
     /// As described.
     pub fn parse(body: &[u8], rules: &Rules) -> Result<Self, ApiError> {
-        let body: MatchBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("match: {e}")))?;
+        Self::parse_report(body, rules).map(|(request, _)| request)
+    }
+
+    /// A checked report with the tags it sets: `"tags": {"alice": {"region": "eu"}}` names
+    /// players of the match, each with its changes (see [`crate::tags::changes_from_json`]).
+    ///
+    /// # Errors
+    /// As [`Self::parse`]; and 422 `invalid_tag` naming the field for tags out of form or of
+    /// a player not in the match.
+    pub fn parse_report(body: &[u8], rules: &Rules) -> Result<(Self, ReportTags), ApiError> {
+        let mut body: MatchBody = serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("match: {e}")))?;
+        let tags = body.tags.take();
         check_name(&body.id, "id")?;
         let score = |score: Option<f64>| -> Result<f64, ApiError> {
             let score = score.ok_or_else(|| ApiError::invalid("invalid_match", "score_a is required (1 win, 0.5 draw, 0 loss)"))?;
@@ -184,7 +200,22 @@ impl MatchRequest {
         for name in request.players() {
             check_reportable_player(name)?;
         }
-        Ok(request)
+        let tags = match tags {
+            None => Vec::new(),
+            Some(serde_json::Value::Object(by_player)) => {
+                let players = request.players();
+                let mut tags = Vec::with_capacity(by_player.len());
+                for (player, changes) in &by_player {
+                    if !players.contains(&player.as_str()) {
+                        return Err(ApiError::invalid("invalid_tag", format!("tags.{player}: {player:?} is not a player of this match")));
+                    }
+                    tags.push((player.clone(), crate::tags::changes_from_json(changes, &format!("tags.{player}"))?));
+                }
+                tags
+            }
+            Some(_) => return Err(ApiError::invalid("invalid_tag", "tags must be an object of the match's players to their tags, such as {\"alice\": {\"region\": \"eu\"}}")),
+        };
+        Ok((request, tags))
     }
 
     /// A checked request from a game (a correction's result): as [`Self::parse`] checks a

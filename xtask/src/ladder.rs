@@ -43,6 +43,61 @@ pub fn ensure_postgres() -> Result<(), String> {
     postgres_bin().map(|_| ()).ok_or_else(|| format!("no /usr/lib/postgresql/*/bin/initdb after installing postgresql: {hint}"))
 }
 
+/// A private PostgreSQL cluster in a temporary folder (trust authentication, loopback only,
+/// run as `postgres` when this is root: `initdb` refuses root); stopped and removed when
+/// dropped. For the container image's check (`image.rs`).
+pub struct PrivateCluster {
+    /// Its TCP port on 127.0.0.1.
+    pub port: u16,
+    dir: PathBuf,
+    bin: PathBuf,
+}
+
+impl PrivateCluster {
+    /// Starts one.
+    pub fn start() -> Result<Self, String> {
+        let bin = postgres_bin().ok_or("no PostgreSQL server programs (apt-get install postgresql)")?;
+        let dir = std::env::temp_dir().join(format!("elo-ladder-image-pg-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false);
+        let as_postgres = |program: &str| -> Command {
+            if root {
+                let mut c = Command::new("runuser");
+                c.args(["-u", "postgres", "--"]).arg(bin.join(program));
+                c
+            } else {
+                Command::new(bin.join(program))
+            }
+        };
+        if root {
+            Step::new("chown the cluster's folder", "chown").arg("postgres:postgres").arg(&dir).run()?;
+        }
+        let data = dir.join("data");
+        let out = as_postgres("initdb").arg("-D").arg(&data).args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]).output().map_err(|e| format!("initdb: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("initdb: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).map_err(|e| e.to_string())?;
+        let options = format!("-p {port} -k {} -c listen_addresses=127.0.0.1", dir.display());
+        let out = as_postgres("pg_ctl").arg("-D").arg(&data).arg("-l").arg(dir.join("log")).args(["-w", "-o", &options, "start"]).output().map_err(|e| format!("pg_ctl: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("pg_ctl start: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        Ok(Self { port, dir, bin })
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        let pg_ctl = self.bin.join("pg_ctl");
+        let data = self.dir.join("data");
+        let _ = Command::new("runuser").args(["-u", "postgres", "--"]).arg(&pg_ctl).arg("-D").arg(&data).args(["-m", "immediate", "stop"]).output();
+        let _ = Command::new(&pg_ctl).arg("-D").arg(&data).args(["-m", "immediate", "stop"]).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// A running `elo-ladder serve` on a fresh SQLite database for the C# client's tests;
 /// stopped and removed when dropped.
 pub struct ClientTestServer {

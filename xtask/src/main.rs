@@ -37,6 +37,7 @@ mod dist;
 mod fuzz;
 mod harness;
 mod header;
+mod image;
 mod ladder;
 mod mono;
 mod notices;
@@ -73,6 +74,7 @@ fn main() -> ExitCode {
         "bench-mono" => bench_mono(),
         "notices" => notices::write().map(|()| Counts::default()),
         "package-docs" => package_docs::write().map(|()| Counts::default()),
+        "image" => image::image(),
         "bench-ladder" => ladder::bench(&std::env::args().skip(2).collect::<Vec<_>>()).map(|()| Counts::default()),
         _ => {
             eprintln!("usage: cargo xtask <test | test-binaries | test-csharp | test-docs | demo | stage | dist [platform…] | fuzz [--seconds N] [target…] | bench-mono | bench-ladder | notices | package-docs>");
@@ -132,6 +134,9 @@ fn test() -> Result<Counts, String> {
     counts += c_tests(&library)?;
     counts += binaries::run_all(&library)?;
     counts += csharp(&library)?;
+    // The ladder server's container image: built with podman, its binary run from the
+    // image's own filesystem (image.rs).
+    counts += image::image()?;
     if counts.failed > 0 {
         return Err(format!("{} test(s) failed", counts.failed));
     }

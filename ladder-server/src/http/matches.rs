@@ -82,7 +82,7 @@ fn kind_filter(query: &QueryParams) -> Result<Option<String>, ApiError> {
 
 async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
     query.only(&[])?;
-    let request = MatchRequest::parse(&body(payload)?, &access.ladder.rules)?;
+    let (request, tags) = MatchRequest::parse_report(&body(payload)?, &access.ladder.rules)?;
     // A match a queue made is reported with its players as matched; a ladder may take no
     // other (`matched_only`).
     match state.store.queue_match(&access.ladder, &request.id).await? {
@@ -96,8 +96,37 @@ async fn report(State(state): State<Arc<AppState>>, access: LadderAccess<Report>
         None => {}
     }
     let store = Arc::clone(&state.store);
-    let answer = detached(async move { store.report(access.ladder, request).await }).await?;
-    Ok(json(StatusCode::OK, answer))
+    let ladder = Arc::clone(&access.ladder);
+    let answer = detached(async move { store.report(ladder, request).await }).await?;
+    if tags.is_empty() {
+        return Ok(json(StatusCode::OK, answer));
+    }
+    // The tags after the match is committed (its players exist then), each player's in a
+    // transaction of its own; a retry of the report sets them again, to the same values.
+    let store = Arc::clone(&state.store);
+    let (set, refused) = detached(async move {
+        let (mut set, mut refused) = (serde_json::Map::new(), Vec::new());
+        for (player, changes) in &tags {
+            match store.set_tags(&access.ladder, player, changes).await {
+                Ok(Some(now)) => {
+                    set.insert(player.clone(), serde_json::json!(now));
+                }
+                // Erased between the commit and now: nobody of that name to tag.
+                Ok(None) => refused.push(serde_json::json!({"player": player, "status": 404, "code": "unknown_player", "message": format!("no player {player:?} any more")})),
+                // A refusal (422: a 17th key) stays one; a failure (5xx) may pass on a retry.
+                Err(error) => refused.push(serde_json::json!({"player": player, "status": error.status.as_u16(), "code": error.code, "message": error.message})),
+            }
+        }
+        Ok((set, refused))
+    })
+    .await?;
+    let mut answer: serde_json::Value = serde_json::from_str(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
+    answer["tags"] = serde_json::Value::Object(set);
+    if !refused.is_empty() {
+        // The match counts either way; these players' tags were not set.
+        answer["tags_refused"] = serde_json::Value::Array(refused);
+    }
+    Ok(json(StatusCode::OK, answer.to_string()))
 }
 
 /// `?after=SEQ`: entries after it, oldest first (from the start when absent); `?before=SEQ`:

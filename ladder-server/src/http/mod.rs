@@ -16,6 +16,7 @@ mod players;
 mod query;
 mod queues;
 mod seasons;
+mod tags;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,6 +136,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(players::router())
         .merge(queues::router())
         .merge(seasons::router())
+        .merge(tags::router())
         .merge(metrics::router())
         .fallback(|| async { ApiError::not_found("not_found", "no such route (see the API table in the README)") })
         .method_not_allowed_fallback(|method: Method| async move { ApiError::method_not_allowed(format!("this route does not take {method}")) })

@@ -1,4 +1,5 @@
-//! `GET /v1/ladders/{ladder}/players/{player}` and `GET /v1/ladders/{ladder}/leaderboard`.
+//! `GET /v1/ladders/{ladder}/players/{player}` and `GET /v1/ladders/{ladder}/leaderboard`
+//! (the ladder's board, or a tag's with `?tag=key:value`).
 
 use std::sync::Arc;
 
@@ -15,7 +16,8 @@ use super::query::QueryParams;
 use super::{json_ok, AppState};
 use crate::error::ApiError;
 use crate::model::check_name;
-use crate::store::{BoardEntry, HistoryEntry, Provisional};
+use crate::store::{BoardEntry, HistoryEntry, Provisional, TagAround};
+use crate::tags::Tag;
 
 /// The routes.
 pub fn router() -> Router<Arc<AppState>> {
@@ -150,9 +152,12 @@ struct Entries<T> {
 }
 
 async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Public>, query: QueryParams) -> Result<Response, ApiError> {
-    let query = query.only(&["limit", "offset", "around", "provisional"])?;
+    let query = query.only(&["limit", "offset", "around", "provisional", "tag"])?;
     let limit = query.number("limit", 100, 1..=1000)?;
     let mode = provisional_mode(query)?;
+    if let Some(tag) = query.text("tag") {
+        return tag_board(&state, &access, query, &Tag::parse(tag)?, limit, mode).await;
+    }
     let entries: Vec<BoardEntry> = match query.text("around") {
         Some(player) => {
             if query.text("offset").is_some() {
@@ -178,6 +183,41 @@ async fn leaderboard(State(state): State<Arc<AppState>>, access: LadderAccess<Pu
         None => {
             let offset = query.number("offset", 0, 0..=100_000_000)?;
             state.store.leaderboard(&access.ladder, limit, offset, mode).await?
+        }
+    };
+    json_ok(&Entries { entries })
+}
+
+/// `…/leaderboard?tag=key:value`: the tag's board, ranks counted among its players (a tag
+/// nobody holds has an empty board).
+async fn tag_board(state: &AppState, access: &LadderAccess<Public>, query: &QueryParams, tag: &Tag, limit: i64, mode: Provisional) -> Result<Response, ApiError> {
+    let ladder = &access.ladder;
+    let entries = match query.text("around") {
+        Some(player) => {
+            if query.text("offset").is_some() {
+                return Err(ApiError::bad_request("around and offset cannot be combined"));
+            }
+            check_name(player, "player")?;
+            match state.store.tag_around(ladder, tag, player, limit, mode).await? {
+                TagAround::Lines(lines) => lines,
+                TagAround::UnknownPlayer => return Err(ApiError::not_found("unknown_player", format!("ladder {:?} has no player {player:?}", ladder.name))),
+                TagAround::NotTagged => {
+                    return Err(ApiError::conflict("not_tagged", format!("player {player:?} does not hold tag {tag} (GET …/players/{player}/tags lists its tags)")))
+                }
+                TagAround::Provisional(games) => {
+                    return Err(ApiError::conflict(
+                        "provisional_player",
+                        format!(
+                            "player {player:?} is provisional ({games} of the ladder's {} games) and not on the board yet: ask with provisional=include",
+                            ladder.options.provisional_games
+                        ),
+                    ))
+                }
+            }
+        }
+        None => {
+            let offset = query.number("offset", 0, 0..=100_000_000)?;
+            state.store.tag_leaderboard(ladder, tag, limit, offset, mode).await?
         }
     };
     json_ok(&Entries { entries })

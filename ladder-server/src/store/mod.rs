@@ -468,10 +468,40 @@ pub trait QueuesStore: Send + Sync {
     fn ticket_changes(&self, since: f64) -> StoreFuture<'_, Vec<String>>;
 }
 
+/// Where a tag board's `around` found the player.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TagAround {
+    /// The ladder has no such player.
+    UnknownPlayer,
+    /// The player does not hold the tag.
+    NotTagged,
+    /// The player holds the tag but is provisional and the board leaves provisional players
+    /// out: their games played.
+    Provisional(i64),
+    /// The lines, with exact ranks within the tag from one snapshot.
+    Lines(Vec<BoardEntry>),
+}
+
+/// The tags resource: players' tags and each tag's board (see [`crate::tags`]).
+pub trait TagsStore: Send + Sync {
+    /// A player's tags; `None` for an unknown player.
+    fn tags<'a>(&'a self, ladder: &'a Ladder, player: &'a str) -> StoreFuture<'a, Option<crate::tags::Tags>>;
+    /// Applies `changes` to a player's tags in one transaction (a new value of a key takes the
+    /// player off the key's old tag); the tags after, or `None` for an unknown player.
+    fn set_tags<'a>(&'a self, ladder: &'a Ladder, player: &'a str, changes: &'a [(String, Option<String>)]) -> StoreFuture<'a, Option<crate::tags::Tags>>;
+    /// `limit` lines of a tag's board from rank `offset + 1` (empty for a tag nobody holds).
+    fn tag_leaderboard<'a>(&'a self, ladder: &'a Ladder, tag: &'a crate::tags::Tag, limit: i64, offset: i64, mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>>;
+    /// Up to `limit` lines of a tag's board centred on `player`.
+    fn tag_around<'a>(&'a self, ladder: &'a Ladder, tag: &'a crate::tags::Tag, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, TagAround>;
+    /// What disagrees between the tags' copies and counts and the players (for `elo-ladder
+    /// verify`), in words, at most ten lines.
+    fn tag_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<String>>;
+}
+
 /// What both databases do, one trait per resource (each backend implements each in a module
 /// of its own). Every write is one transaction: committed whole before its answer, or not
 /// at all (SQLite's staged season ends and amendments: see their docs).
-pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore + QueuesStore {
+pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore + QueuesStore + TagsStore {
     /// Whether the database answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Rewrites the tables that hold player names into fresh storage, so that old versions

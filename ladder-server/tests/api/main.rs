@@ -39,6 +39,7 @@ mod seasons;
 mod seasons_rules;
 mod staged_amend;
 mod staged_events;
+mod tags;
 mod tokens;
 mod upgrade;
 

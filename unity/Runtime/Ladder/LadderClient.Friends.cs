@@ -19,12 +19,13 @@ namespace RankingElo.Ladder
         /// </summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="players">1 to 1,000 player names (repeats count once).</param>
+        /// <param name="includeProvisional">Ranks on the board with the provisional players (then they are among <see cref="PlayersBoard.Entries"/>, marked, and <see cref="PlayersBoard.Provisional"/> is empty).</param>
         /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
         /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The lines, the names the ladder has no player for, and the provisional players named (who are on no board yet).</returns>
         /// <exception cref="ArgumentException">No names, or more than <see cref="MaxPlayersOf"/>.</exception>
         /// <exception cref="LadderException">The server refused the request (a bad name: 422), did not answer in time or could not be reached.</exception>
-        public async Task<PlayersBoard> GetLeaderboardOfAsync(string ladder, IList<string> players, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        public async Task<PlayersBoard> GetLeaderboardOfAsync(string ladder, IList<string> players, bool includeProvisional = false, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (players == null) throw new ArgumentNullException("players");
             if (players.Count == 0 || players.Count > MaxPlayersOf) throw new ArgumentException("name 1 to " + MaxPlayersOf + " players (got " + players.Count + ")", "players");
@@ -33,7 +34,7 @@ namespace RankingElo.Ladder
             var body = new StringBuilder("{\"players\":");
             LadderJson.Names(body, names);
             body.Append('}');
-            return PlayersBoard.Read(LadderJson.Parse(await Send("POST", LadderPath(ladder) + "/leaderboard/of", body.ToString(), timeout, cancellationToken)));
+            return PlayersBoard.Read(LadderJson.Parse(await Send("POST", LadderPath(ladder) + "/leaderboard/of" + (includeProvisional ? "?provisional=include" : ""), body.ToString(), timeout, cancellationToken)));
         }
     }
 

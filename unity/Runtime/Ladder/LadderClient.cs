@@ -166,17 +166,24 @@ namespace RankingElo.Ladder
             }
         }
 
+        /// <summary>The query's <c>provisional</c> part: <c>&amp;provisional=include</c>, or nothing (the server's default leaves them out).</summary>
+        private static string ProvisionalQuery(bool includeProvisional)
+        {
+            return includeProvisional ? "&provisional=include" : "";
+        }
+
         /// <summary>A page of the leaderboard, best first.</summary>
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="limit">How many lines (1 to 1000).</param>
         /// <param name="offset">How many to skip from the top.</param>
+        /// <param name="includeProvisional">Also the provisional players (the ladder's <c>provisional_games</c>), ranked among everybody and marked <see cref="LeaderboardEntry.Provisional"/>; they are left out otherwise.</param>
         /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
         /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The lines.</returns>
         /// <exception cref="LadderException">The server refused the request, did not answer in time or could not be reached.</exception>
-        public async Task<LeaderboardEntry[]> GetLeaderboardAsync(string ladder, int limit = 100, int offset = 0, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        public async Task<LeaderboardEntry[]> GetLeaderboardAsync(string ladder, int limit = 100, int offset = 0, bool includeProvisional = false, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            string query = "?limit=" + limit.ToString(CultureInfo.InvariantCulture) + "&offset=" + offset.ToString(CultureInfo.InvariantCulture);
+            string query = "?limit=" + limit.ToString(CultureInfo.InvariantCulture) + "&offset=" + offset.ToString(CultureInfo.InvariantCulture) + ProvisionalQuery(includeProvisional);
             return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null, timeout, cancellationToken)));
         }
 
@@ -252,13 +259,14 @@ namespace RankingElo.Ladder
         /// <param name="ladder">The ladder's name.</param>
         /// <param name="player">The player in the middle.</param>
         /// <param name="limit">How many lines (1 to 1000; 21 unless given: ten above, ten below).</param>
+        /// <param name="includeProvisional">The board with the provisional players (then a provisional player can be centred on).</param>
         /// <param name="timeout">This call's timeout instead of <see cref="Timeout"/>.</param>
         /// <param name="cancellationToken">Stops the call (it then throws <see cref="OperationCanceledException"/>).</param>
         /// <returns>The lines, or an empty array for a player who has not played in the ladder yet.</returns>
         /// <exception cref="LadderException">The server refused the request (an unknown ladder, a limit out of range, a provisional player, who is on no board yet: <c>provisional_player</c>, 409), did not answer in time or could not be reached.</exception>
-        public async Task<LeaderboardEntry[]> GetLeaderboardAroundAsync(string ladder, string player, int limit = 21, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
+        public async Task<LeaderboardEntry[]> GetLeaderboardAroundAsync(string ladder, string player, int limit = 21, bool includeProvisional = false, TimeSpan? timeout = null, CancellationToken cancellationToken = default(CancellationToken))
         {
-            string query = "?around=" + Uri.EscapeDataString(player) + "&limit=" + limit.ToString(CultureInfo.InvariantCulture);
+            string query = "?around=" + Uri.EscapeDataString(player) + "&limit=" + limit.ToString(CultureInfo.InvariantCulture) + ProvisionalQuery(includeProvisional);
             try
             {
                 return LeaderboardEntry.ReadAll(LadderJson.Parse(await Send("GET", LadderPath(ladder) + "/leaderboard" + query, null, timeout, cancellationToken)));

@@ -127,7 +127,7 @@ impl crate::store::LaddersStore for PgStore {
 
 /// The options in one transaction holding the ladder's lock (the committers leave the
 /// ladder's reports waiting meanwhile): a new `provisional_games` recounts the provisional
-/// players' rank buckets (levels 2 and 3).
+/// players' rank buckets (levels 2 and 3), the ladder's and its tags'.
 async fn set_options_once(c: &Client, ladder: i64, options_json: &str, provisional: i64) -> Result<(), tokio_postgres::Error> {
     let key = i32::try_from(ladder).unwrap_or(i32::MAX);
     c.batch_execute("BEGIN").await?;
@@ -140,6 +140,14 @@ async fn set_options_once(c: &Client, ladder: i64, options_json: &str, provision
             "INSERT INTO rank_buckets (ladder_id, level, bucket, shard, count) \
              SELECT $1, 2, floor(rating::float8 * 4)::bigint, 0, count(*) FROM players WHERE ladder_id = $1 AND games_played < $2 GROUP BY 3 \
              UNION ALL SELECT $1, 3, floor(rating::float8 / 16)::bigint, 0, count(*) FROM players WHERE ladder_id = $1 AND games_played < $2 GROUP BY 3",
+            &[&ladder, &provisional],
+        )
+        .await?;
+        c.execute("DELETE FROM tag_buckets WHERE level >= 2 AND tag_id IN (SELECT id FROM tags WHERE ladder_id = $1)", &[&ladder]).await?;
+        c.execute(
+            "INSERT INTO tag_buckets (tag_id, level, bucket, shard, count) \
+             SELECT m.tag_id, v.level, v.bucket, 0, count(*) FROM tag_members m JOIN tags t ON t.id = m.tag_id \
+             CROSS JOIN LATERAL tag_bucket_levels(m.rating, m.games_played, $2) AS v WHERE t.ladder_id = $1 AND v.level >= 2 GROUP BY 1, 2, 3",
             &[&ladder, &provisional],
         )
         .await?;

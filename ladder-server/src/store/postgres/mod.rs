@@ -16,6 +16,7 @@
 //! `players`, `seasons`, `keys`), beside `amend` and the chain's.
 
 mod amend;
+mod boards;
 
 use self::amend::{amend_once, erase_once, history_lines_since, save_checkpoint};
 mod chainer;
@@ -45,7 +46,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 11] = [
+const MIGRATIONS: [&str; 12] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -57,6 +58,7 @@ const MIGRATIONS: [&str; 11] = [
     include_str!("../../../migrations/postgres/0009_ladder_options.sql"),
     include_str!("../../../migrations/postgres/0010_queues.sql"),
     include_str!("../../../migrations/postgres/0011_provisional.sql"),
+    include_str!("../../../migrations/postgres/0012_tags.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]) on the whole board: the coarse
@@ -220,6 +222,14 @@ impl Pool {
         tokio::spawn(async move {
             let _ = connection.await;
         });
+        // No JIT compilation: the planner's cost of a rank read at 1,000,000 players passes
+        // `jit_above_cost`, and compiling it took 370 ms of a 0.3 ms query (BENCHMARKS.md,
+        // "Ranks at 10,000,000 players after provisional players"). Every statement here is
+        // short; none gains from JIT.
+        client
+            .batch_execute("SET jit = off")
+            .await
+            .map_err(|e| ApiError::unavailable(format!("cannot configure the connection to {}: {}", self.settings.redacted, describe_postgres(&e))))?;
         Ok(Conn { client, statements: HashMap::new(), in_transaction: false })
     }
 }
@@ -582,6 +592,7 @@ mod matches;
 mod players;
 mod queues;
 mod seasons;
+mod tags;
 
 #[cfg(test)]
 mod tests {

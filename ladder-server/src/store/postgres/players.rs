@@ -28,65 +28,8 @@ impl crate::store::PlayersStore for PgStore {
     fn leaderboard<'a>(&'a self, ladder: &'a Ladder, limit: i64, offset: i64, mode: Provisional) -> StoreFuture<'a, Vec<BoardEntry>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            let statement = conn
-                .prepare(
-                    "SELECT p.name, p.rating, p.league, l.zero_sum_offset, p.games_played < l.provisional_games AS provisional \
-                     FROM players p JOIN ladders l ON l.id = p.ladder_id \
-                     WHERE p.ladder_id = $1 AND p.rating < $4 AND p.games_played >= $5 ORDER BY p.rating DESC, p.id LIMIT $2 OFFSET $3",
-                )
-                .await?;
-            let coarse = conn
-                .prepare(
-                    "SELECT bucket, sum(CASE WHEN level = 1 THEN count WHEN $2::int = 0 THEN -count ELSE 0 END)::bigint AS n FROM rank_buckets \
-                     WHERE ladder_id = $1 AND level IN (1, 3) GROUP BY bucket \
-                     HAVING sum(CASE WHEN level = 1 THEN count WHEN $2::int = 0 THEN -count ELSE 0 END) <> 0 ORDER BY bucket DESC",
-                )
-                .await?;
-            let fine = conn
-                .prepare(
-                    "SELECT bucket, sum(CASE WHEN level = 0 THEN count WHEN $4::int = 0 THEN -count ELSE 0 END)::bigint AS n FROM rank_buckets \
-                     WHERE ladder_id = $1 AND level IN (0, 2) AND bucket >= $2 AND bucket < $3 GROUP BY bucket \
-                     HAVING sum(CASE WHEN level = 0 THEN count WHEN $4::int = 0 THEN -count ELSE 0 END) <> 0 ORDER BY bucket DESC",
-                )
-                .await?;
-            let included = mode.included();
-            // The top from the index; a deeper page from the fine bucket holding its first
-            // line (the counts and the page in one snapshot), so the index skips at most one
-            // quarter point's players.
-            conn.in_transaction = true;
-            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
-            let result: Result<Vec<BoardEntry>, ApiError> = async {
-                let (top, skip) = if offset == 0 {
-                    (f32::INFINITY, 0)
-                } else {
-                    let counts = |rows: Vec<tokio_postgres::Row>| rows.into_iter().map(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1))).collect::<Vec<_>>();
-                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&coarse, &[&ladder.id, &included]).await?), offset, 0) else {
-                        return Ok(Vec::new());
-                    };
-                    let (low, high) = (bucket * crate::store::ranks::FINE_PER_COARSE, (bucket + 1) * crate::store::ranks::FINE_PER_COARSE);
-                    let Some((bucket, before)) = crate::store::ranks::walk(counts(conn.client.query(&fine, &[&ladder.id, &low, &high, &included]).await?), offset, before) else {
-                        return Ok(Vec::new());
-                    };
-                    (crate::store::ranks::fine_top(bucket), offset - before)
-                };
-                let floor: i64 = if included == 1 { 0 } else { conn.client.query_one("SELECT provisional_games FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0) };
-                let rows = conn.client.query(&statement, &[&ladder.id, &limit, &skip, &top, &floor]).await?;
-                Ok(rows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, row)| BoardEntry {
-                        rank: offset + i as i64 + 1,
-                        player: row.get("name"),
-                        rating: ranking_elo::pool::effective_rating(row.get("rating"), row.get("zero_sum_offset")),
-                        league: u32::try_from(row.get::<_, i64>("league")).unwrap_or(0),
-                        provisional: row.get("provisional"),
-                    })
-                    .collect())
-            }
-            .await;
-            conn.client.batch_execute("COMMIT").await?;
-            conn.in_transaction = false;
-            result
+            // The counts and the page in one snapshot.
+            boards::in_snapshot(&mut conn, async |conn: &mut Conn| boards::page(conn, &boards::LADDER_BOARD, ladder.id, ladder.id, limit, offset, mode).await).await
         })
     }
 
@@ -140,67 +83,15 @@ impl crate::store::PlayersStore for PgStore {
     fn around<'a>(&'a self, ladder: &'a Ladder, player: &'a str, limit: i64, mode: Provisional) -> StoreFuture<'a, Option<Vec<BoardEntry>>> {
         Box::pin(async move {
             let mut conn = self.pool().get().await?;
-            const FIND: [&str; 2] = ranked_statements!(
-                "SELECT p.id, p.rating, l.zero_sum_offset, ",
-                " AS better, l.provisional_games FROM players p JOIN ladders l ON l.id = p.ladder_id WHERE p.ladder_id = $1 AND p.name = $2"
-            );
-            let same_above = conn
-                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating = $2 AND id < $3 AND games_played >= $5 ORDER BY id DESC LIMIT $4")
-                .await?;
-            let higher = conn
-                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating > $2 AND games_played >= $4 ORDER BY rating ASC, id DESC LIMIT $3")
-                .await?;
-            let same_below = conn
-                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating = $2 AND id >= $3 AND games_played >= $5 ORDER BY id LIMIT $4")
-                .await?;
-            let lower = conn
-                .prepare("SELECT name, rating, league, games_played FROM players WHERE ladder_id = $1 AND rating < $2 AND games_played >= $4 ORDER BY rating DESC, id LIMIT $3")
-                .await?;
             // One snapshot for the rank and the lines.
-            conn.in_transaction = true;
-            conn.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?;
-            let result: Result<Option<Vec<BoardEntry>>, ApiError> = async {
-                let threshold: i64 = conn.client.query_one("SELECT provisional_games FROM ladders WHERE id = $1", &[&ladder.id]).await?.get(0);
-                let find = conn.client.prepare(ranked(&FIND, mode, threshold)).await?;
+            boards::in_snapshot(&mut conn, async |conn: &mut Conn| {
+                let find = conn.prepare("SELECT id, rating FROM players WHERE ladder_id = $1 AND name = $2").await?;
                 let Some(row) = conn.client.query_opt(&find, &[&ladder.id, &player]).await? else {
                     return Ok(None);
                 };
-                let (id, rating, offset, better): (i64, f32, f64, i64) = (row.get(0), row.get(1), row.get(2), row.get(3));
-                let floor = if mode == Provisional::Included { 0 } else { threshold };
-                let line = |r: &tokio_postgres::Row| (r.get::<_, String>(0), r.get::<_, f32>(1), r.get::<_, i64>(2), r.get::<_, i64>(3));
-                let above_wanted = (limit - 1) / 2;
-                let mut above: Vec<(String, f32, i64, i64)> = conn.client.query(&same_above, &[&ladder.id, &rating, &id, &above_wanted, &floor]).await?.iter().map(line).collect();
-                let more = above_wanted - i64::try_from(above.len()).unwrap_or(0);
-                if more > 0 {
-                    above.extend(conn.client.query(&higher, &[&ladder.id, &rating, &more, &floor]).await?.iter().map(line));
-                }
-                above.reverse();
-                let below_wanted = limit - above_wanted;
-                let mut below: Vec<(String, f32, i64, i64)> = conn.client.query(&same_below, &[&ladder.id, &rating, &id, &below_wanted, &floor]).await?.iter().map(line).collect();
-                let more = below_wanted - i64::try_from(below.len()).unwrap_or(0);
-                if more > 0 {
-                    below.extend(conn.client.query(&lower, &[&ladder.id, &rating, &more, &floor]).await?.iter().map(line));
-                }
-                let first_rank = better + 1 - i64::try_from(above.len()).unwrap_or(0);
-                Ok(Some(
-                    above
-                        .into_iter()
-                        .chain(below)
-                        .enumerate()
-                        .map(|(i, (player, rating, league, games))| BoardEntry {
-                            rank: first_rank + i as i64,
-                            player,
-                            rating: ranking_elo::pool::effective_rating(rating, offset),
-                            league: u32::try_from(league).unwrap_or(0),
-                            provisional: games < threshold,
-                        })
-                        .collect(),
-                ))
-            }
-            .await;
-            conn.client.batch_execute("COMMIT").await?;
-            conn.in_transaction = false;
-            result
+                Ok(Some(boards::around(conn, &boards::LADDER_BOARD, ladder.id, ladder.id, row.get(0), row.get(1), limit, mode).await?))
+            })
+            .await
         })
     }
 

@@ -61,6 +61,8 @@ impl crate::store::LaddersStore for SqliteStore {
                 // The provisional players counted afresh under the new threshold.
                 c.prepare_cached("DELETE FROM rank_buckets WHERE ladder_id = ?1 AND level >= 2")?.execute([id])?;
                 c.prepare_cached(RECOUNT_PROVISIONAL)?.execute([id])?;
+                c.prepare_cached("DELETE FROM tag_buckets WHERE level >= 2 AND tag_id IN (SELECT id FROM tags WHERE ladder_id = ?1)")?.execute([id])?;
+                c.prepare_cached(RECOUNT_TAG_PROVISIONAL)?.execute([id])?;
             }
             Ok(())
         }))

@@ -19,6 +19,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 mod amend;
+mod boards;
 mod chain;
 mod import;
 mod keys;
@@ -27,6 +28,7 @@ mod matches;
 mod players;
 mod queues;
 mod seasons;
+mod tags;
 
 use self::amend::{history_lines_since, replay_entries, save_checkpoint};
 use self::chain::{chain_everything, chain_ladder};
@@ -43,7 +45,7 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 11] = [
+const MIGRATIONS: [&str; 12] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -55,6 +57,7 @@ const MIGRATIONS: [&str; 11] = [
     include_str!("../../../migrations/sqlite/0009_ladder_options.sql"),
     include_str!("../../../migrations/sqlite/0010_queues.sql"),
     include_str!("../../../migrations/sqlite/0011_provisional.sql"),
+    include_str!("../../../migrations/sqlite/0012_tags.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
@@ -89,6 +92,36 @@ const RANK_MISMATCHES: &str = concat!(
        UNION ALL SELECT level, bucket, 0, count FROM (",
     counted_buckets!(),
     ")) GROUP BY level, bucket HAVING sum(stored) <> sum(counted) ORDER BY level, bucket LIMIT 10"
+);
+
+/// The tag buckets of ladder `?1`'s tags counted from their members: `(tag_id, level,
+/// bucket, count)`, as [`counted_buckets`] counts a ladder's.
+macro_rules! counted_tag_buckets {
+    () => {
+        "SELECT m.tag_id, 0 AS level, CAST(m.rating * 4 AS INTEGER) - (m.rating * 4 < CAST(m.rating * 4 AS INTEGER)) AS bucket, count(*) AS count FROM tag_members m JOIN tags t ON t.id = m.tag_id WHERE t.ladder_id = ?1 GROUP BY 1, 3 \
+         UNION ALL \
+         SELECT m.tag_id, 1, CAST(m.rating / 16 AS INTEGER) - (m.rating / 16 < CAST(m.rating / 16 AS INTEGER)), count(*) FROM tag_members m JOIN tags t ON t.id = m.tag_id WHERE t.ladder_id = ?1 GROUP BY 1, 3 \
+         UNION ALL \
+         SELECT m.tag_id, 2, CAST(m.rating * 4 AS INTEGER) - (m.rating * 4 < CAST(m.rating * 4 AS INTEGER)), count(*) FROM tag_members m JOIN tags t ON t.id = m.tag_id \
+         WHERE t.ladder_id = ?1 AND m.games_played < (SELECT provisional_games FROM ladders WHERE id = ?1) GROUP BY 1, 3 \
+         UNION ALL \
+         SELECT m.tag_id, 3, CAST(m.rating / 16 AS INTEGER) - (m.rating / 16 < CAST(m.rating / 16 AS INTEGER)), count(*) FROM tag_members m JOIN tags t ON t.id = m.tag_id \
+         WHERE t.ladder_id = ?1 AND m.games_played < (SELECT provisional_games FROM ladders WHERE id = ?1) GROUP BY 1, 3"
+    };
+}
+
+/// A ladder's tags' provisional members' buckets (levels 2 and 3) counted afresh.
+const RECOUNT_TAG_PROVISIONAL: &str =
+    concat!("INSERT INTO tag_buckets (tag_id, level, bucket, count) SELECT tag_id, level, bucket, count FROM (", counted_tag_buckets!(), ") WHERE level >= 2");
+
+/// A ladder's tags' buckets whose stored count is not their members' count:
+/// `(key, value, level, bucket, stored, counted)`.
+const TAG_BUCKET_MISMATCHES: &str = concat!(
+    "SELECT t.key, t.value, c.level, c.bucket, sum(c.stored), sum(c.counted) FROM ( \
+       SELECT b.tag_id, b.level, b.bucket, b.count AS stored, 0 AS counted FROM tag_buckets b JOIN tags t ON t.id = b.tag_id WHERE t.ladder_id = ?1 \
+       UNION ALL SELECT tag_id, level, bucket, 0, count FROM (",
+    counted_tag_buckets!(),
+    ")) c JOIN tags t ON t.id = c.tag_id GROUP BY c.tag_id, c.level, c.bucket HAVING sum(c.stored) <> sum(c.counted) ORDER BY c.tag_id, c.level, c.bucket LIMIT 10"
 );
 
 /// The most requests one transaction commits together.
