@@ -127,6 +127,9 @@ pub fn build() -> Result<PathBuf, String> {
     ensure_zig_toolchain()?;
     ensure("podman", &["podman"], "install Debian's podman")?;
     ensure("readelf", &["binutils"], "install binutils")?;
+    // The check's network namespace brings its loopback up with `ip`.
+    ensure("ip", &["iproute2"], "install iproute2")?;
+    ensure("unshare", &["util-linux"], "install util-linux")?;
     crate::tools::ensure_file("/etc/ssl/certs/ca-certificates.crt", &["ca-certificates"], "install ca-certificates")?;
     let target_dir = dir().join("build");
     Step::new(&format!("elo-ladder, static ({TARGET})"), zigbuild())
