@@ -281,6 +281,7 @@
       items.push(item("Seasons", { ladder, view: "seasons" }, view === "seasons" || view === "season"));
       items.push(item("Schedule", { ladder, view: "schedule" }, view === "schedule"));
       items.push(item("Queues", { ladder, view: "queues" }, view === "queues"));
+      if (isAdmin()) items.push(item("Webhooks", { ladder, view: "webhooks" }, view === "webhooks"));
     }
     append(nav, [h("ul", {}, items)]);
     const scope = h("span", { id: "scope", "data-scope": me.scope }, me.scope + " key ", h("code", {}, me.id), me.ladder ? " (ladder " + me.ladder + " only)" : "");
@@ -1064,7 +1065,7 @@
   // ---------------------------------------------------------------------------------------
   // Start.
 
-  // What the views of other files (queues.js) build with; they register in
+  // What the views of other files (queues.js, webhooks.js) build with; they register in
   // `window.eloConsoleViews` before this script runs.
   window.eloConsole = Object.freeze({ h, table, heading, api, link, time, rating, count, ladderPath, scope: () => (me ? me.scope : null) });
 

@@ -18,6 +18,7 @@ pub mod amend;
 pub mod chain;
 pub mod checkpoint;
 pub mod cron;
+pub mod deliver;
 pub mod erase;
 pub mod error;
 pub mod events;
@@ -38,6 +39,7 @@ pub mod tags;
 pub mod telemetry;
 pub mod tokens;
 pub mod verify;
+pub mod webhooks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -57,6 +59,7 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, limi
     tracing::info!(instance = %state.instance, "matchmaking: this server's matcher takes queue leases as {}", state.instance);
     tokio::spawn(matcher::run(Arc::clone(&state)));
     tokio::spawn(matcher::watch(Arc::clone(&state)));
+    tokio::spawn(deliver::run(Arc::clone(&state)));
     let draining = Arc::clone(&state);
     let delay = limits.drain_delay;
     let shutdown = async move {

@@ -38,6 +38,10 @@ fn seconds(name: &'static str, default: &'static str, help: &'static str) -> Arg
     Arg::new(name).long(name).value_name("SECONDS").default_value(default).value_parser(clap::value_parser!(u64).range(1..)).help(help)
 }
 
+fn millis(name: &'static str, default: &'static str, range: std::ops::RangeInclusive<u64>, help: &'static str) -> Arg {
+    Arg::new(name).long(name).value_name("MS").default_value(default).value_parser(clap::value_parser!(u64).range(range)).help(help)
+}
+
 fn path_arg(name: &'static str, help: &'static str) -> Arg {
     Arg::new(name).long(name).value_name("FILE").value_parser(clap::value_parser!(PathBuf)).help(help)
 }
@@ -83,6 +87,18 @@ fn command() -> Command {
                         .default_value("1000")
                         .help("how often each matchmaking queue is ticked (milliseconds)"),
                 )
+                .arg(millis("webhook-interval-ms", "500", 10..=60_000, "how often the webhook subscriptions are read for entries to deliver (milliseconds)"))
+                .arg(millis("webhook-timeout-ms", "10000", 100..=120_000, "the longest one webhook delivery may take: connect, send, answer (milliseconds)"))
+                .arg(millis("webhook-backoff-ms", "5000", 10..=3_600_000, "the wait before a failed webhook delivery is tried again, doubled by each failure in a row up to an hour (milliseconds)"))
+                .arg(
+                    Arg::new("webhook-parallel")
+                        .long("webhook-parallel")
+                        .value_name("N")
+                        .default_value("8")
+                        .value_parser(clap::value_parser!(u64).range(1..=64))
+                        .help("webhook subscriptions this server delivers at once (on PostgreSQL each holds a database connection while it sends: keep it well below --max-db-connections)"),
+                )
+                .arg(path_arg("webhook-root-cert", "a PEM file of the root certificates https webhook receivers must chain to (default: the operating system's)"))
                 .arg(Arg::new("jwt-issuer").long("jwt-issuer").value_name("ISS").help("player tokens must carry this iss"))
                 .arg(Arg::new("jwt-audience").long("jwt-audience").value_name("AUD").help("player tokens must carry this aud"))
                 .arg(Arg::new("jwt-player-claim").long("jwt-player-claim").value_name("CLAIM").default_value("sub").help("the token claim that names the player"))
@@ -232,6 +248,23 @@ fn duration(args: &ArgMatches, name: &str) -> Duration {
     Duration::from_secs(args.get_one::<u64>(name).copied().unwrap_or(10))
 }
 
+/// The deliverer's settings; a root certificate file that cannot be read stops the server
+/// at its start.
+fn webhook_settings(args: &ArgMatches) -> Result<ranking_elo_ladder::deliver::Settings, String> {
+    let ms = |name: &str| Duration::from_millis(args.get_one::<u64>(name).copied().unwrap_or(1000));
+    let root_cert = args.get_one::<PathBuf>("webhook-root-cert").cloned();
+    if let Some(path) = &root_cert {
+        ranking_elo_ladder::deliver::client_config(Some(path))?;
+    }
+    Ok(ranking_elo_ladder::deliver::Settings {
+        interval: ms("webhook-interval-ms"),
+        timeout: ms("webhook-timeout-ms"),
+        backoff: ms("webhook-backoff-ms"),
+        parallel: usize::try_from(args.get_one::<u64>("webhook-parallel").copied().unwrap_or(8)).unwrap_or(8),
+        root_cert,
+    })
+}
+
 fn database_url(args: &ArgMatches) -> Result<DatabaseUrl, String> {
     let passwords = PasswordSources::from_env(args.get_one::<PathBuf>("database-password-file").cloned());
     let mut url = DatabaseUrl::parse_with(text(args, "database"), &passwords)?;
@@ -289,6 +322,7 @@ async fn serve(args: &ArgMatches) -> Result<(), String> {
         })?
         .map(std::sync::Arc::new),
         matchmaking_interval: Duration::from_millis(args.get_one::<u64>("matchmaking-interval-ms").copied().unwrap_or(1000)),
+        webhooks: webhook_settings(args)?,
     };
     let limits = ConnectionLimits {
         max_connections: number(args, "max-connections") as usize,

@@ -45,6 +45,14 @@ pub const QUEUE_MATCH_SPREAD: &str = "elo_ladder_queue_match_spread";
 /// Time of one matcher tick that had waiting tickets (read, match, commit), by ladder and
 /// queue.
 pub const QUEUE_TICK_SECONDS: &str = "elo_ladder_queue_tick_duration_seconds";
+/// Webhook delivery attempts, by ladder, subscription and outcome (`delivered`, `failed`).
+pub const WEBHOOK_DELIVERIES: &str = "elo_ladder_webhook_deliveries_total";
+/// Time of one delivery attempt (seconds), by ladder and subscription.
+pub const WEBHOOK_SECONDS: &str = "elo_ladder_webhook_delivery_duration_seconds";
+/// 1 while a subscription's last attempt failed, by ladder and subscription.
+pub const WEBHOOK_FAILING: &str = "elo_ladder_webhook_failing";
+/// Failed attempts in a row at a subscription's next entry, by ladder and subscription.
+pub const WEBHOOK_ATTEMPTS: &str = "elo_ladder_webhook_failed_attempts";
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -58,6 +66,7 @@ pub fn install_metrics() {
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(COMMIT_SECONDS.to_owned()), &seconds))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(BATCH_SIZE.to_owned()), &sizes))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_TICK_SECONDS.to_owned()), &seconds))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(WEBHOOK_SECONDS.to_owned()), &seconds))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_WAIT_SECONDS.to_owned()), &[0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0]))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_MATCH_DISTANCE.to_owned()), &[10.0, 25.0, 50.0, 100.0, 150.0, 200.0, 300.0, 400.0, 600.0, 800.0]))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(QUEUE_MATCH_SPREAD.to_owned()), &[10.0, 25.0, 50.0, 100.0, 150.0, 200.0, 300.0, 400.0, 600.0, 800.0]));
@@ -81,6 +90,10 @@ pub fn install_metrics() {
         metrics::describe_histogram!(QUEUE_TICK_SECONDS, metrics::Unit::Seconds, "time of a matcher tick with waiting tickets");
         metrics::describe_counter!(COMMIT_RETRIES, "batches rolled back and run again, by SQLSTATE");
         metrics::describe_counter!(DEFERRED, "reports waiting because their ladder was held by a season end or decay");
+        metrics::describe_counter!(WEBHOOK_DELIVERIES, "webhook delivery attempts by outcome");
+        metrics::describe_histogram!(WEBHOOK_SECONDS, metrics::Unit::Seconds, "time of one webhook delivery attempt");
+        metrics::describe_gauge!(WEBHOOK_FAILING, "1 while a webhook subscription's last attempt failed");
+        metrics::describe_gauge!(WEBHOOK_ATTEMPTS, "failed attempts in a row at a webhook subscription's next entry");
         Some(handle)
     });
 }

@@ -21,6 +21,8 @@ const INDEX: &str = include_str!("../../console/index.html");
 const SCRIPT: &str = include_str!("../../console/console.js");
 /// The matchmaking queues' view (registered before the main script runs).
 const QUEUES_SCRIPT: &str = include_str!("../../console/queues.js");
+/// The webhook subscriptions' view (registered before the main script runs).
+const WEBHOOKS_SCRIPT: &str = include_str!("../../console/webhooks.js");
 /// The style.
 const STYLE: &str = include_str!("../../console/console.css");
 /// The icon (so that the browser's request for one finds it).
@@ -37,6 +39,7 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/console/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/console/console.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
         .route("/console/queues.js", get(|| async { asset("text/javascript; charset=utf-8", QUEUES_SCRIPT) }))
+        .route("/console/webhooks.js", get(|| async { asset("text/javascript; charset=utf-8", WEBHOOKS_SCRIPT) }))
         .route("/console/console.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/console/icon.svg", get(|| async { asset("image/svg+xml", ICON) }))
 }

@@ -17,6 +17,7 @@ mod query;
 mod queues;
 mod seasons;
 mod tags;
+mod webhooks;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,6 +65,8 @@ pub struct ApiSettings {
     pub tokens: Option<Arc<crate::tokens::Tokens>>,
     /// How often each queue's matcher ticks.
     pub matchmaking_interval: Duration,
+    /// How webhooks are delivered.
+    pub webhooks: crate::deliver::Settings,
 }
 
 impl Default for ApiSettings {
@@ -77,6 +80,7 @@ impl Default for ApiSettings {
             pending_timeout: Duration::from_secs(30),
             tokens: None,
             matchmaking_interval: Duration::from_secs(1),
+            webhooks: crate::deliver::Settings::default(),
         }
     }
 }
@@ -137,6 +141,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(queues::router())
         .merge(seasons::router())
         .merge(tags::router())
+        .merge(webhooks::router())
         .merge(metrics::router())
         .fallback(|| async { ApiError::not_found("not_found", "no such route (see the API table in the README)") })
         .method_not_allowed_fallback(|method: Method| async move { ApiError::method_not_allowed(format!("this route does not take {method}")) })

@@ -498,10 +498,72 @@ pub trait TagsStore: Send + Sync {
     fn tag_mismatches<'a>(&'a self, ladder: &'a Ladder) -> StoreFuture<'a, Vec<String>>;
 }
 
+/// What a delivery sends next ([`WebhooksStore::next_delivery`]).
+pub enum NextDelivery<'a> {
+    /// The first entry after the cursor of the subscription's kinds, read while the ladder's
+    /// erasures wait: send it, then [`NamesHeld::release`].
+    Entry(Box<JournalEntry>, NamesHeld<'a>),
+    /// No entry of its kinds after the cursor up to this `seq` (the newest it may send).
+    Skip(i64),
+    /// Nothing after the cursor yet.
+    Nothing,
+}
+
+/// A hold on a ladder's names: an erasure of the ladder (on any server) waits until it is
+/// released, so an entry read under it is sent before the erasure commits or not at all.
+pub struct NamesHeld<'a>(Box<dyn ReleaseNames<'a> + 'a>);
+
+impl<'a> NamesHeld<'a> {
+    /// Wraps a backend's hold.
+    pub fn new(hold: impl ReleaseNames<'a> + 'a) -> Self {
+        Self(Box::new(hold))
+    }
+
+    /// Lets the ladder's erasures go on.
+    pub async fn release(self) {
+        self.0.release().await;
+    }
+}
+
+/// A backend's hold on a ladder's names (dropped without [`Self::release`], it lets go
+/// too, perhaps later: PostgreSQL closes its connection).
+pub trait ReleaseNames<'a>: Send {
+    /// Lets go.
+    fn release(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+}
+
+/// The webhooks resource: subscriptions and the state of their deliveries (see
+/// [`crate::webhooks`] and [`crate::deliver`]).
+pub trait WebhooksStore: Send + Sync {
+    /// Creates a subscription (`true`; its secret is the caller's or `new_secret`) or updates
+    /// one (`false`: its URL, kinds, pause and, when given, secret; its cursor stays and a
+    /// waiting retry is made at once); the subscription after.
+    fn put_webhook<'a>(&'a self, ladder: &'a Ladder, name: &'a str, put: &'a crate::webhooks::WebhookPut, new_secret: &'a str)
+        -> StoreFuture<'a, (bool, crate::webhooks::Webhook)>;
+    /// The subscriptions of a ladder (of every ladder with `None`), by ladder and name.
+    fn webhooks<'a>(&'a self, ladder: Option<&'a Ladder>) -> StoreFuture<'a, Vec<crate::webhooks::Webhook>>;
+    /// Deletes a subscription; `false` when there was none.
+    fn delete_webhook<'a>(&'a self, ladder: &'a Ladder, name: &'a str) -> StoreFuture<'a, bool>;
+    /// Takes or renews the subscription's delivery lease for `holder` for `seconds` (by the
+    /// database's clock on PostgreSQL, so servers' clocks need not agree); the subscription
+    /// as it is now, or `None` when another server holds it (or it is gone).
+    fn take_webhook_lease<'a>(&'a self, webhook: i64, holder: &'a str, seconds: f64) -> StoreFuture<'a, Option<crate::webhooks::Webhook>>;
+    /// What to send next after the subscription's cursor (only entries every lower `seq` of
+    /// which has committed), read once the ladder's names are held; [`NextDelivery::Nothing`]
+    /// when `holder`'s lease has less than `send_seconds` left by then (a send must end
+    /// before another server may take the lease) or the names stay held by an erasure for
+    /// `send_seconds`.
+    fn next_delivery<'a>(&'a self, webhook: &'a crate::webhooks::Webhook, holder: &'a str, send_seconds: f64) -> StoreFuture<'a, NextDelivery<'a>>;
+    /// Records an attempt while `holder` holds the lease (`false`: it does not, nothing
+    /// recorded). A delivery or skip moves the cursor forward only (and ends a run of
+    /// failures); a failure is recorded only at the revision it was sent under.
+    fn record_attempt<'a>(&'a self, webhook: i64, holder: &'a str, attempt: &'a crate::webhooks::Attempt) -> StoreFuture<'a, bool>;
+}
+
 /// What both databases do, one trait per resource (each backend implements each in a module
 /// of its own). Every write is one transaction: committed whole before its answer, or not
 /// at all (SQLite's staged season ends and amendments: see their docs).
-pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore + QueuesStore + TagsStore {
+pub trait LadderStore: LaddersStore + MatchesStore + PlayersStore + SeasonsStore + KeysStore + QueuesStore + TagsStore + WebhooksStore {
     /// Whether the database answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Rewrites the tables that hold player names into fresh storage, so that old versions

@@ -127,8 +127,24 @@ fn one_address_cannot_hold_every_connection() {
     // machine keeps them open until the test drops them (with the default 10 s, one CI run
     // saw the fifth served).
     let app = app(&["--max-connections-per-address", "4", "--header-timeout", "120", "--idle-timeout", "120"]);
-    let held: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&app.server.address).expect("connect")).collect();
-    std::thread::sleep(Duration::from_millis(200));
+    // Each held connection is served once first (kept alive after): the server has
+    // accepted and counted all four before the fifth connects (a sleep was not enough on a
+    // loaded machine: the fifth could be accepted before one of them).
+    let held: Vec<TcpStream> = (0..4)
+        .map(|i| {
+            let mut stream = TcpStream::connect(&app.server.address).expect("connect");
+            stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");
+            let mut answer = Vec::new();
+            let mut buffer = [0u8; 1024];
+            while !answer.ends_with(b"}") {
+                let read = stream.read(&mut buffer).unwrap_or_else(|e| panic!("held connection {i}: {e}"));
+                assert!(read > 0, "held connection {i} was closed: {}", String::from_utf8_lossy(&answer));
+                answer.extend_from_slice(&buffer[..read]);
+            }
+            assert!(answer.starts_with(b"HTTP/1.1 200"), "held connection {i}: {}", String::from_utf8_lossy(&answer));
+            stream
+        })
+        .collect();
     let mut fifth = TcpStream::connect(&app.server.address).expect("the kernel accepts");
     let _ = fifth.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     let (text, closed) = read_until_closed(&mut fifth, Duration::from_secs(10));

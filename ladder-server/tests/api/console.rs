@@ -20,6 +20,7 @@ on_both!(
     an_annulment_through_the_console_rerates_the_ladder,
     a_wrong_key_gets_a_clear_message,
     the_queue_page_shows_each_queue_and_its_latest_matches,
+    the_webhook_page_marks_a_failing_subscription,
 );
 
 /// The seeded ladder's name.
@@ -110,6 +111,7 @@ fn the_console_shows_the_apis_numbers(backend: Backend) {
         ("/console", "text/html"),
         ("/console/console.js", "text/javascript"),
         ("/console/queues.js", "text/javascript"),
+        ("/console/webhooks.js", "text/javascript"),
         ("/console/console.css", "text/css"),
         ("/console/icon.svg", "image/svg+xml"),
     ] {
@@ -543,5 +545,59 @@ fn the_queue_page_shows_each_queue_and_its_latest_matches(backend: Backend) {
     assert_eq!(cells(&mut browser, "#queues").len(), 2);
     assert!(!browser.eval("document.getElementById('recent-needs-key')").is_null());
     assert!(browser.eval("document.querySelector('.recent')").is_null());
+    assert_eq!(browser.problems(), Vec::<String>::new(), "no error and no policy violation");
+}
+
+/// The webhooks page (admin keys): each subscription's URL, kinds and state; a failing one is
+/// marked with its failures in a row and last error, as the API gives them.
+fn the_webhook_page_marks_a_failing_subscription(backend: Backend) {
+    let receiver = crate::receiver::Receiver::start();
+    let app = TestApp::spawn_args(
+        backend,
+        &["--rate-limit", "0", "--auth-failure-limit", "0", "--webhook-interval-ms", "50", "--webhook-timeout-ms", "1000", "--webhook-backoff-ms", "60000"],
+    );
+    app.put_ladder(LADDER, r#"{"k_policy":{"policy":"constant","k":32}}"#);
+    let subscribe = |name: &str, body: String| app.ok("PUT", &format!("/v1/ladders/{LADDER}/webhooks/{name}"), &app.admin, Some(&body));
+    subscribe("good", format!(r#"{{"url": "{}"}}"#, receiver.url("/good")));
+    // Port 9 (discard) refuses connections here.
+    subscribe("bad", r#"{"url": "http://127.0.0.1:9/hooks", "kinds": ["pair", "season_end"]}"#.to_owned());
+    subscribe("quiet", format!(r#"{{"url": "{}", "paused": true}}"#, receiver.url("/quiet")));
+    app.ok("POST", &format!("/v1/ladders/{LADDER}/matches"), &app.report, Some(r#"{"id":"m1","a":"ann","b":"ben","score_a":1}"#));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let webhooks = loop {
+        let list = app.ok("GET", &format!("/v1/ladders/{LADDER}/webhooks"), &app.admin, None);
+        let by_name = |name: &str| list["webhooks"].as_array().unwrap().iter().find(|w| w["name"] == name).unwrap().clone();
+        if by_name("bad")["failing"] == Value::Bool(true) && by_name("good")["delivered"] == 1 {
+            break list;
+        }
+        assert!(std::time::Instant::now() < deadline, "the subscriptions' first attempts: {list}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let bad = webhooks["webhooks"].as_array().unwrap().iter().find(|w| w["name"] == "bad").unwrap().clone();
+    let base = format!("http://{}", app.server.address);
+    let mut browser = Browser::start(1280, 900);
+    browser.navigate(&format!("{base}/console#key={}&ladder={LADDER}", app.admin));
+    settled(&mut browser, "the leaderboard");
+    assert!(browser.eval("[...document.querySelectorAll('#nav a')].some(a => a.textContent === 'Webhooks')").as_bool().unwrap(), "an admin's navigation has Webhooks");
+    visit(&mut browser, &format!("ladder={LADDER}&view=webhooks"), "document.querySelector('#webhooks tbody tr')");
+    let rows = cells(&mut browser, "#webhooks");
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(rows[0][..7], ["bad", "http://127.0.0.1:9/hooks", "pair, season_end", "failing", "0", "0 of 1", "1"].map(String::from), "{rows:?}");
+    assert_eq!(rows[0][8], bad["last_error"].as_str().unwrap(), "the last error as the API gives it");
+    assert!(rows[0][8].contains("cannot connect"), "{rows:?}");
+    assert!(rows[0][7].ends_with(" UTC") && rows[0][9].ends_with(" UTC"), "failing since and the next attempt: {rows:?}");
+    assert_eq!(rows[1][2..7], ["every kind", "up to date", "1", "1 of 1", "0"].map(String::from), "{rows:?}");
+    assert_eq!(rows[2][3], "paused");
+    assert_eq!(browser.eval("document.querySelector('#webhooks tbody tr.failing').dataset.webhook"), Value::from("bad"), "the failing line is marked");
+    assert_eq!(browser.eval("document.querySelectorAll('#webhooks tbody tr.failing').length"), Value::from(1));
+    assert_eq!(browser.eval("document.getElementById('webhooks-failing').textContent"), Value::from("1 of 3 failing: bad"));
+    browser.screenshot(&artifact(&format!("{backend:?}-webhooks.png").to_lowercase()));
+    assert_eq!(browser.problems(), Vec::<String>::new(), "no error and no policy violation");
+    // A read key: no Webhooks in the navigation, and the view says who may see it.
+    let mut browser = Browser::start(1280, 900);
+    browser.navigate(&format!("{base}/console#key={}&ladder={LADDER}&view=webhooks", app.read));
+    settled(&mut browser, "the webhooks, read key");
+    browser.wait("document.getElementById('webhooks-need-admin')", "the admin-only note");
+    assert!(!browser.eval("[...document.querySelectorAll('#nav a')].some(a => a.textContent === 'Webhooks')").as_bool().unwrap());
     assert_eq!(browser.problems(), Vec::<String>::new(), "no error and no policy violation");
 }

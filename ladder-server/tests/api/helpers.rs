@@ -74,6 +74,10 @@ pub struct TlsFiles {
     pub ca: PathBuf,
     /// A CA that signed nothing of the cluster's.
     pub other_ca: PathBuf,
+    /// The certificate for `localhost` that `ca` signed, and its key (also a webhook
+    /// receiver's, over TLS).
+    pub server_cert: PathBuf,
+    pub server_key: PathBuf,
 }
 
 /// A CA and a server certificate for `localhost` (not 127.0.0.1), made with openssl.
@@ -98,7 +102,7 @@ fn make_certificates(dir: &Path) -> Result<TlsFiles, String> {
         run(Command::new("chown").args(["-R", "postgres:postgres"]).arg(dir), "chown")?;
     }
     run(Command::new("chmod").arg("600").arg(dir.join("server.key")), "chmod")?;
-    Ok(TlsFiles { ca: dir.join("ca.pem"), other_ca: dir.join("other-ca.pem") })
+    Ok(TlsFiles { ca: dir.join("ca.pem"), other_ca: dir.join("other-ca.pem"), server_cert: dir.join("server.pem"), server_key: dir.join("server.key") })
 }
 
 static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();

@@ -35,6 +35,7 @@ mod players;
 mod postgres;
 mod provisional;
 mod queues;
+mod receiver;
 mod seasons;
 mod seasons_rules;
 mod staged_amend;
@@ -42,6 +43,7 @@ mod staged_events;
 mod tags;
 mod tokens;
 mod upgrade;
+mod webhooks;
 
 /// The plainest rules: constant K = 32.
 pub const RULES: &str = r#"{"k_policy":{"policy":"constant","k":32}}"#;

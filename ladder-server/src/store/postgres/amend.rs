@@ -208,6 +208,9 @@ pub(super) async fn save_checkpoint(c: &Client, ladder_id: i64, seq: i64, state:
 pub(super) async fn erase_once(c: &Client, ladder: &Ladder, player: &str) -> Result<Option<String>, ApiError> {
     let ladder_key = i32::try_from(ladder.id).unwrap_or(i32::MAX);
     c.batch_execute("BEGIN").await?;
+    // Webhook deliveries of the ladder reading or sending its entries finish first (on
+    // every server); those after read the entries renamed ([`super::webhooks`]).
+    c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&super::webhooks::NAMES_LOCK_CLASS, &ladder_key]).await?;
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &ladder_key]).await?;
     let pseudonym = crate::erase::pseudonym()?;
     let Some(row) = c.query_opt("SELECT id FROM players WHERE ladder_id = $1 AND name = $2", &[&ladder.id, &player]).await? else {

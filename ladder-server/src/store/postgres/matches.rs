@@ -55,20 +55,7 @@ impl crate::store::MatchesStore for PgStore {
                 let found = conn.client.query(&entries_statement, &[&ladder.id, &after, &last, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
                 for row in found {
-                    entries.push(journal_entry(JournalRow {
-                        seq: row.get(0),
-                        kind: row.get(1),
-                        id: row.get(2),
-                        time: row.get(3),
-                        inputs: row.get(4),
-                        joined: row.get(5),
-                        results: row.get(6),
-                        annulled: row.get(7),
-                        annul_reason: row.get(8),
-                        corrected: row.get(9),
-                        hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
-                        keys: row.get(11),
-                    })?);
+                    entries.push(journal_entry(journal_row(&row))?);
                 }
                 Ok(JournalPage { entries, pending: pending && fits == sizes.len(), more: rows.len() > fits, amendments: Some(amendments) })
             }
@@ -110,20 +97,7 @@ impl crate::store::MatchesStore for PgStore {
                 let found = conn.client.query(&entries_statement, &[&ladder.id, &oldest, &newest, &kind]).await?;
                 let mut entries = Vec::with_capacity(found.len());
                 for row in found {
-                    entries.push(journal_entry(JournalRow {
-                        seq: row.get(0),
-                        kind: row.get(1),
-                        id: row.get(2),
-                        time: row.get(3),
-                        inputs: row.get(4),
-                        joined: row.get(5),
-                        results: row.get(6),
-                        annulled: row.get(7),
-                        annul_reason: row.get(8),
-                        corrected: row.get(9),
-                        hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
-                        keys: row.get(11),
-                    })?);
+                    entries.push(journal_entry(journal_row(&row))?);
                 }
                 Ok(JournalPage { entries, pending, more: sizes.len() > fits, amendments: None })
             }
@@ -253,5 +227,23 @@ impl crate::store::MatchesStore for PgStore {
                 }
             }
         })
+    }
+}
+
+/// A journal row read by a statement selecting [`JOURNAL_COLUMNS`].
+pub(super) fn journal_row(row: &tokio_postgres::Row) -> JournalRow {
+    JournalRow {
+        seq: row.get(0),
+        kind: row.get(1),
+        id: row.get(2),
+        time: row.get(3),
+        inputs: row.get(4),
+        joined: row.get(5),
+        results: row.get(6),
+        annulled: row.get(7),
+        annul_reason: row.get(8),
+        corrected: row.get(9),
+        hash: row.get::<_, Option<Vec<u8>>>(10).unwrap_or_default(),
+        keys: row.get(11),
     }
 }

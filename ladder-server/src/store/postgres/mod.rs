@@ -22,7 +22,7 @@ use self::amend::{amend_once, erase_once, history_lines_since, save_checkpoint};
 mod chainer;
 mod commit;
 mod import;
-mod tls;
+pub(crate) mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,7 +46,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 12] = [
+const MIGRATIONS: [&str; 13] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -59,6 +59,7 @@ const MIGRATIONS: [&str; 12] = [
     include_str!("../../../migrations/postgres/0010_queues.sql"),
     include_str!("../../../migrations/postgres/0011_provisional.sql"),
     include_str!("../../../migrations/postgres/0012_tags.sql"),
+    include_str!("../../../migrations/postgres/0013_webhooks.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]) on the whole board: the coarse
@@ -593,6 +594,7 @@ mod players;
 mod queues;
 mod seasons;
 mod tags;
+mod webhooks;
 
 #[cfg(test)]
 mod tests {

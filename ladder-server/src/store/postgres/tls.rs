@@ -23,7 +23,7 @@ pub fn connector(settings: &PgSettings) -> Result<MakeRustlsConnect, String> {
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider)).with_safe_default_protocol_versions().map_err(|e| format!("TLS: {e}"))?;
     let config = match settings.tls {
         TlsMode::VerifyFull | TlsMode::VerifyCa => {
-            let roots = Arc::new(roots(settings.root_certs.as_ref().unwrap_or(&RootCerts::System))?);
+            let roots = Arc::new(roots(settings.root_certs.as_ref().unwrap_or(&RootCerts::System), "sslrootcert")?);
             let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider).build().map_err(|e| format!("TLS: {e}"))?;
             let verifier: Arc<dyn ServerCertVerifier> = if settings.tls == TlsMode::VerifyCa { Arc::new(AnyName(webpki)) } else { webpki };
             builder.dangerous().with_custom_certificate_verifier(verifier).with_no_client_auth()
@@ -36,17 +36,21 @@ pub fn connector(settings: &PgSettings) -> Result<MakeRustlsConnect, String> {
     Ok(MakeRustlsConnect::new(config))
 }
 
-fn roots(source: &RootCerts) -> Result<RootCertStore, String> {
+/// The trusted roots of `source`; errors name the setting `what`.
+///
+/// # Errors
+/// The file cannot be read or holds no certificate; the system has no roots.
+pub(crate) fn roots(source: &RootCerts, what: &str) -> Result<RootCertStore, String> {
     let mut store = RootCertStore::empty();
     match source {
         RootCerts::File(path) => {
-            let certificates = CertificateDer::pem_file_iter(path).map_err(|e| format!("sslrootcert {}: {e}", path.display()))?;
+            let certificates = CertificateDer::pem_file_iter(path).map_err(|e| format!("{what} {}: {e}", path.display()))?;
             for certificate in certificates {
-                let certificate = certificate.map_err(|e| format!("sslrootcert {}: {e}", path.display()))?;
-                store.add(certificate).map_err(|e| format!("sslrootcert {}: {e}", path.display()))?;
+                let certificate = certificate.map_err(|e| format!("{what} {}: {e}", path.display()))?;
+                store.add(certificate).map_err(|e| format!("{what} {}: {e}", path.display()))?;
             }
             if store.is_empty() {
-                return Err(format!("sslrootcert {}: no certificate in the file", path.display()));
+                return Err(format!("{what} {}: no certificate in the file", path.display()));
             }
         }
         RootCerts::System => {
@@ -55,7 +59,7 @@ fn roots(source: &RootCerts) -> Result<RootCertStore, String> {
                 let _ = store.add(certificate);
             }
             if store.is_empty() {
-                return Err("sslrootcert=system: the operating system has no trusted root certificates (pass sslrootcert=PATH)".to_owned());
+                return Err(format!("{what}: the operating system has no trusted root certificates (pass a file)"));
             }
         }
     }

@@ -35,22 +35,7 @@ impl crate::store::MatchesStore for SqliteStore {
             let sql =
                 format!("SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq > ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq");
             let mut statement = c.prepare_cached(&sql)?;
-            let rows = statement.query_map(params![id, after, last, kind], |r| {
-                Ok(JournalRow {
-                    seq: r.get(0)?,
-                    kind: r.get(1)?,
-                    id: r.get(2)?,
-                    time: r.get(3)?,
-                    inputs: r.get(4)?,
-                    joined: r.get(5)?,
-                    results: r.get(6)?,
-                    annulled: r.get(7)?,
-                    annul_reason: r.get(8)?,
-                    corrected: r.get(9)?,
-                    hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
-                    keys: r.get(11)?,
-                })
-            })?;
+            let rows = statement.query_map(params![id, after, last, kind], journal_row)?;
             let mut entries = Vec::with_capacity(fits);
             for row in rows {
                 entries.push(journal_entry(row?)?);
@@ -86,22 +71,7 @@ impl crate::store::MatchesStore for SqliteStore {
                 "SELECT {JOURNAL_COLUMNS} FROM journal WHERE ladder_id = ?1 AND seq >= ?2 AND seq <= ?3 AND (?4 IS NULL OR kind = ?4) AND hash IS NOT NULL ORDER BY seq DESC"
             );
             let mut statement = c.prepare_cached(&sql)?;
-            let rows = statement.query_map(params![id, oldest, newest, kind], |r| {
-                Ok(JournalRow {
-                    seq: r.get(0)?,
-                    kind: r.get(1)?,
-                    id: r.get(2)?,
-                    time: r.get(3)?,
-                    inputs: r.get(4)?,
-                    joined: r.get(5)?,
-                    results: r.get(6)?,
-                    annulled: r.get(7)?,
-                    annul_reason: r.get(8)?,
-                    corrected: r.get(9)?,
-                    hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
-                    keys: r.get(11)?,
-                })
-            })?;
+            let rows = statement.query_map(params![id, oldest, newest, kind], journal_row)?;
             let mut entries = Vec::with_capacity(fits);
             for row in rows {
                 entries.push(journal_entry(row?)?);
@@ -260,4 +230,22 @@ pub(super) fn report_at(c: &Connection, ladder: &Ladder, request: &MatchRequest,
     }
     crate::telemetry::record_matches(1);
     Ok(model::match_response(seq, &results))
+}
+
+/// A journal row read by a statement selecting [`JOURNAL_COLUMNS`].
+pub(super) fn journal_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JournalRow> {
+    Ok(JournalRow {
+        seq: r.get(0)?,
+        kind: r.get(1)?,
+        id: r.get(2)?,
+        time: r.get(3)?,
+        inputs: r.get(4)?,
+        joined: r.get(5)?,
+        results: r.get(6)?,
+        annulled: r.get(7)?,
+        annul_reason: r.get(8)?,
+        corrected: r.get(9)?,
+        hash: r.get::<_, Option<Vec<u8>>>(10)?.unwrap_or_default(),
+        keys: r.get(11)?,
+    })
 }

@@ -29,6 +29,7 @@ mod players;
 mod queues;
 mod seasons;
 mod tags;
+mod webhooks;
 
 use self::amend::{history_lines_since, replay_entries, save_checkpoint};
 use self::chain::{chain_everything, chain_ladder};
@@ -45,7 +46,7 @@ use crate::events::{event_response, run_event, EventRequest, EventRules, LadderE
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 12] = [
+const MIGRATIONS: [&str; 13] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -58,6 +59,7 @@ const MIGRATIONS: [&str; 12] = [
     include_str!("../../../migrations/sqlite/0010_queues.sql"),
     include_str!("../../../migrations/sqlite/0011_provisional.sql"),
     include_str!("../../../migrations/sqlite/0012_tags.sql"),
+    include_str!("../../../migrations/sqlite/0013_webhooks.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
@@ -179,6 +181,9 @@ pub struct SqliteStore {
     /// Each ladder's gate: every read and write of the ladder holds it shared; a season end
     /// or decay applied in steps holds it exclusively, so nothing sees it half done.
     gates: Mutex<HashMap<i64, Arc<tokio::sync::RwLock<()>>>>,
+    /// Each ladder's names: a webhook delivery holds it shared from reading its entry until
+    /// it is sent, an erasure exclusively (so nothing read before an erasure is sent after).
+    names: Mutex<HashMap<i64, Arc<tokio::sync::RwLock<()>>>>,
     /// Ladders whose unfinished event could not be undone: closed until a restart.
     broken: Arc<Mutex<HashSet<i64>>>,
     /// The serve lock, held while this server runs (see [`SqliteStore::open`]).
@@ -329,7 +334,10 @@ impl SqliteStore {
             // Amendments a stopped server left unfinished are finished (they are chained as
             // they are journaled).
             // A ladder whose amendment cannot be finished is closed (503), not the server.
+            // The webhook leases of a stopped server are let go (one server serves the file:
+            // its deliveries go on at once).
             let repaired = undo_unfinished_events(&writer, None)
+                .and_then(|undone| writer.execute("UPDATE webhooks SET lease_holder = NULL WHERE lease_holder IS NOT NULL", []).map(|_| undone).map_err(ApiError::from))
                 .and_then(|undone| chain_everything(&writer).map(|()| undone))
                 .and_then(|undone| amend::finish_each_unfinished(&writer).map(|(finished, failed)| (undone, finished, failed)));
             match repaired {
@@ -365,6 +373,7 @@ impl SqliteStore {
             busy,
             event_step,
             gates: Mutex::new(HashMap::new()),
+            names: Mutex::new(HashMap::new()),
             broken: Arc::new(Mutex::new(closed)),
             _serving: serving,
         })
@@ -383,6 +392,12 @@ impl SqliteStore {
     fn gate(&self, ladder: i64) -> Result<Arc<tokio::sync::RwLock<()>>, ApiError> {
         let mut gates = self.gates.lock().map_err(|_| ApiError::internal("ladder gates poisoned"))?;
         Ok(Arc::clone(gates.entry(ladder).or_default()))
+    }
+
+    /// The ladder's names lock (see [`SqliteStore::names`]).
+    fn names(&self, ladder: i64) -> Result<Arc<tokio::sync::RwLock<()>>, ApiError> {
+        let mut names = self.names.lock().map_err(|_| ApiError::internal("ladder names locks poisoned"))?;
+        Ok(Arc::clone(names.entry(ladder).or_default()))
     }
 
     /// [`Self::read`] of one ladder, after any event being applied to it in steps.

@@ -96,10 +96,15 @@ impl crate::store::PlayersStore for SqliteStore {
     }
 
     fn erase<'a>(&'a self, ladder: Arc<Ladder>, player: &'a str) -> StoreFuture<'a, Option<String>> {
-        let player = player.to_owned();
+        let (player, ladder_id) = (player.to_owned(), ladder.id);
         let erased = self.write_ladder(ladder.id, move |c| amend::erase(c, &ladder, &player));
         Box::pin(async move {
-            let pseudonym = erased.await?;
+            // Deliveries reading or sending the ladder's entries finish first; those after
+            // read the entries renamed.
+            let pseudonym = {
+                let _names = self.names(ladder_id)?.write_owned().await;
+                erased.await?
+            };
             // Committed: now out of the file's slack and the write-ahead log too (a failure
             // is logged, not answered: the erasure holds, and the next erasure scrubs again).
             if pseudonym.is_some() {
