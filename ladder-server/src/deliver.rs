@@ -134,7 +134,7 @@ pub async fn run(state: Arc<AppState>) {
         // Round robin: each tick starts after the subscription the last one started last, so
         // a few catching up on a long journal cannot keep the others waiting.
         let count = subscriptions.len();
-        let first = subscriptions.iter().position(|w| w.id > last_started).unwrap_or(0);
+        let first = subscriptions.iter().position(|w| w.id == last_started).map_or(0, |i| i + 1);
         for webhook in subscriptions.into_iter().cycle().skip(first).take(count) {
             if webhook.paused || webhook.next_attempt > now || webhook.delivered_through >= webhook.last_seq {
                 continue;
