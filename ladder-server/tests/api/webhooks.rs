@@ -30,6 +30,13 @@ mod postgres_only {
     }
 }
 
+mod sqlite_only {
+    #[test]
+    fn subscriptions_take_turns_beyond_the_parallel_limit() {
+        super::subscriptions_take_turns_beyond_the_parallel_limit();
+    }
+}
+
 mod tls {
     #[test]
     fn https_receivers_are_verified_against_the_roots() {
@@ -548,4 +555,28 @@ fn https_receivers_are_verified_against_the_roots() {
     let database = helpers::database(Backend::Sqlite, &dir);
     let refused = Server::try_start(&database, &["--webhook-root-cert", "/nonexistent/ca.pem"], &[]).err().expect("refused");
     assert!(refused.contains("--webhook-root-cert"), "{refused}");
+}
+
+/// One delivery at a time (`--webhook-parallel 1`) and two subscriptions catching up on 250
+/// entries each: they take turns (a turn is at most 100 entries), so the second does not
+/// wait until the first has caught up.
+fn subscriptions_take_turns_beyond_the_parallel_limit() {
+    let receiver = Receiver::start();
+    let mut args = FAST.to_vec();
+    args.extend(["--webhook-parallel", "1"]);
+    let app = TestApp::spawn_args(Backend::Sqlite, &args);
+    app.put_ladder("l", RULES);
+    for i in 0..250 {
+        report(&app, &format!("m{i}"), &format!("p{}", i % 7), &format!("q{}", i % 5));
+    }
+    // "a" sorts first; each of its requests takes 10 ms.
+    receiver.set_rule(|d| if d.path == "/a" { Action::Slow(Duration::from_millis(10)) } else { Action::Answer(200) });
+    subscribe(&app, "a", &json!({"url": receiver.url("/a"), "from": 0}));
+    subscribe(&app, "b", &json!({"url": receiver.url("/b"), "from": 0}));
+    let deliveries = receiver.wait_for(Duration::from_secs(60), "both caught up", |d| accepted(d, "/a").len() == 250 && accepted(d, "/b").len() == 250);
+    let first_b = deliveries.iter().position(|d| d.path == "/b").unwrap();
+    let last_a = deliveries.iter().rposition(|d| d.path == "/a").unwrap();
+    assert!(first_b < last_a, "b waited until a had caught up (its first request came after a's last)");
+    let a_before_b = deliveries[..first_b].iter().filter(|d| d.path == "/a").count();
+    assert!(a_before_b <= 100, "a turn is at most 100 entries: {a_before_b} of a's came before b's first");
 }
