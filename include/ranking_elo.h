@@ -671,6 +671,26 @@ EloResult elo_pool_apply(struct EloPool *pool,
                          float *out_delta_b,
                          float *out_expected_a);
 
+// Rates `count` matches as one rating period, atomically: every match is scored against
+// the ratings the players hold before the call (the period's opening ratings), and each
+// player's change is summed over the player's matches and rounded once (FIDE's 8.3.4,
+// USCF). K is each player's at the start of the period, with FIDE's `K x n <= 700` for
+// the player's `n` matches when the `fide` policy's `period_rule` is on. Arguments and
+// checks as [`elo_pool_apply`]; `out_delta_a` and `out_delta_b` receive each match's
+// share of the players' changes before rounding (`K (S - E)`), `out_expected_a` A's
+// expected score.
+//
+// # Safety
+// As [`elo_pool_apply`].
+EloResult elo_pool_rate_period(struct EloPool *pool,
+                               const int32_t *player_a,
+                               const int32_t *player_b,
+                               const float *score_a,
+                               int32_t count,
+                               float *out_delta_a,
+                               float *out_delta_b,
+                               float *out_expected_a);
+
 // [`elo_pool_apply`] with each result given as the points both players scored
 // (`P_A / (P_A + P_B)`, 0:0 a draw; negative, NaN or infinite points are refused). The
 // configuration's `points_k_term` chooses the score of the K term (the share, or the

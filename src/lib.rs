@@ -65,9 +65,9 @@ pub mod rating;
 // Every module keeps its short path (`ranking_elo::pool`, `ranking_elo::config`, …).
 pub use batch::kernel;
 pub use ladder::{pool, save, season};
-pub use rating::{config, detmath, expected, kpolicy, league, outcome, placement, player, standing, team, update};
+pub use rating::{config, detmath, expected, kpolicy, league, outcome, period, placement, player, standing, team, update};
 
-pub use config::{Config, KCombine, Rounding, Rules};
+pub use config::{Config, KCombine, Rounding, RoundingRule, RoundingTarget, Rules};
 pub use error::{ConfigError, Error};
 pub use expected::ExpectedScoreModel;
 pub use kpolicy::KPolicy;

@@ -368,6 +368,10 @@ fn documented_ranges_are_the_accepted_ranges() {
             if row.path == "min_rating" && value > 1500.0 {
                 config["initial_rating"] = json!(value);
             }
+            // An exemption from a cap needs the cap.
+            if row.path == "max_rating_difference_exempt_from" {
+                config["max_rating_difference"] = json!(400);
+            }
             Config::from_json(&config.to_string()).is_ok()
         };
         for (value, expected) in [(low, true), (high, true), (low - step(low), false), (high + step(high), false)] {

@@ -252,3 +252,50 @@ fn aliased_outputs_are_refused_and_change_nothing() {
         elo_pool_free(pool);
     }
 }
+
+/// `elo_pool_rate_period`: FIDE's rules over the C ABI. Each player's change is summed over
+/// the period against the opening ratings and rounded once; the outputs hold each game's
+/// share before rounding; a bad match, a NULL array or aliased outputs change nothing.
+#[test]
+fn a_rating_period_over_the_c_abi() {
+    let fide = r#"{"expected_score":{"model":"fide_table"},"max_rating_difference":400,"k_policy":{"policy":"constant","k":10},"rounding":"half_away_from_zero"}"#;
+    let pool = pool_with(fide, 3);
+    let mut state = std::mem::MaybeUninit::<EloPlayerState>::zeroed();
+    let state = unsafe { state.assume_init_mut() };
+    for (index, rating) in [(0, 2000.0f32), (1, 2035.0), (2, 2035.0)] {
+        assert_eq!(unsafe { elo_pool_get_player(pool, index, state) }, EloResult::Ok);
+        state.rating = rating;
+        assert_eq!(unsafe { elo_pool_set_player(pool, index, state) }, EloResult::Ok);
+    }
+    let before = ffi_save_text(pool);
+    // Player 0 draws against both (PD .45 each: +0.5 twice). Game by game each +0.5 would
+    // round to +1 (+2 in all); once per period it is +1.
+    let (a, b, s) = ([0i32, 0], [1i32, 2], [0.5f32, 0.5]);
+    let (bad_a, bad_b, bad_s) = ([0i32, 1], [1i32, 1], [0.5f32, 0.5]);
+    assert_eq!(unsafe { elo_pool_rate_period(pool, bad_a.as_ptr(), bad_b.as_ptr(), bad_s.as_ptr(), 2, null_mut(), null_mut(), null_mut()) }, EloResult::SamePlayer);
+    assert!(last_message().starts_with("matches[1]"), "{}", last_message());
+    assert_eq!(unsafe { elo_pool_rate_period(pool, a.as_ptr(), null(), s.as_ptr(), 2, null_mut(), null_mut(), null_mut()) }, EloResult::NullPointer);
+    let mut out = [0.0f32; 4];
+    let o = out.as_mut_ptr();
+    assert_eq!(unsafe { elo_pool_rate_period(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, o, o, null_mut()) }, EloResult::OverlappingBuffers);
+    assert_eq!(unsafe { elo_pool_rate_period(null_mut(), a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, null_mut(), null_mut(), null_mut()) }, EloResult::NullPointer);
+    assert_eq!(ffi_save_text(pool), before, "nothing changed");
+    let (mut da, mut db, mut ea) = ([0.0f32; 2], [0.0f32; 2], [0.0f32; 2]);
+    assert_eq!(unsafe { elo_pool_rate_period(pool, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, da.as_mut_ptr(), db.as_mut_ptr(), ea.as_mut_ptr()) }, EloResult::Ok);
+    // Players 1 and 2 each drew once: -0.5, rounded away from zero.
+    assert_eq!(ratings(pool), [2001.0, 2034.0, 2034.0]);
+    assert_eq!((da, db, ea), ([0.5, 0.5], [-0.5, -0.5], [0.45, 0.45]));
+    // The same matches one by one round each: +2 for player 0.
+    let one_by_one = pool_with(fide, 3);
+    for (index, rating) in [(0, 2000.0f32), (1, 2035.0), (2, 2035.0)] {
+        assert_eq!(unsafe { elo_pool_get_player(one_by_one, index, state) }, EloResult::Ok);
+        state.rating = rating;
+        assert_eq!(unsafe { elo_pool_set_player(one_by_one, index, state) }, EloResult::Ok);
+    }
+    assert_eq!(unsafe { elo_pool_apply(one_by_one, a.as_ptr(), b.as_ptr(), s.as_ptr(), 2, null_mut(), null_mut(), null_mut()) }, EloResult::Ok);
+    assert_eq!(ratings(one_by_one)[0], 2002.0);
+    unsafe {
+        elo_pool_free(pool);
+        elo_pool_free(one_by_one);
+    }
+}

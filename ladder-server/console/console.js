@@ -15,7 +15,7 @@
 (function () {
   const KEY_STORE = "elo-ladder-console-key";
   const MATCH_KINDS = ["pair", "team", "free_for_all"];
-  const JOURNAL_KINDS = ["pair", "team", "free_for_all", "season_end", "decay", "annul", "correct"];
+  const JOURNAL_KINDS = ["pair", "team", "free_for_all", "season_end", "decay", "period_end", "annul", "correct"];
   // Confirmations count the entries after a match a page at a time, up to this many pages.
   const COUNT_PAGES = 5;
   const COUNT_PAGE = 1000;
@@ -95,7 +95,7 @@
   }
 
   function kindName(kind) {
-    return { pair: "pair", team: "teams", free_for_all: "free-for-all", season_end: "season end", decay: "decay", annul: "annulment", correct: "correction" }[kind] || kind;
+    return { pair: "pair", team: "teams", free_for_all: "free-for-all", season_end: "season end", decay: "decay", period_end: "period end", annul: "annulment", correct: "correction" }[kind] || kind;
   }
 
   // What an entry's inputs say, in a line.
@@ -116,6 +116,7 @@
       case "season_end":
         return inputs.next_rules ? "new rules from the next season" : inputs.missed ? "scheduled (" + inputs.missed + " missed)" : "";
       case "decay":
+      case "period_end":
         return inputs.missed ? "scheduled (" + inputs.missed + " missed)" : "";
       default:
         return "";
@@ -131,6 +132,8 @@
         return "season " + r.season + " ended for " + count(r.players) + " players" + (e.inputs && e.inputs.next_rules ? "; new rules from here" : "");
       case "decay":
         return count(r.moved) + " players decayed";
+      case "period_end":
+        return "rating period ended: " + count(r.matches) + " held matches rated for " + count(r.players) + " players";
       case "annul":
       case "correct":
         return describeInputs(e.kind, e.inputs) + " (" + count(r.rerated) + " matches re-rated)";
@@ -1004,16 +1007,24 @@
   function scheduleForm(ladder, summary) {
     const seasonInput = h("input", { id: "schedule-season-end", type: "text", autocomplete: "off", value: summary.schedule.season_end || "", placeholder: "0 0 1 * *" });
     const decayInput = h("input", { id: "schedule-decay", type: "text", autocomplete: "off", value: summary.schedule.decay || "", placeholder: "0 4 * * *" });
+    // A PUT replaces the whole schedule: the period end is sent too, so the form never drops it.
+    const periodInput = h("input", { id: "schedule-period-end", type: "text", autocomplete: "off", value: summary.schedule.period_end || "", placeholder: "0 0 1 * *" });
     const form = h(
       "form",
       {
         id: "schedule-form",
         onsubmit: (event) => {
           event.preventDefault();
-          const next = { season_end: seasonInput.value.trim() || null, decay: decayInput.value.trim() || null };
+          const next = { season_end: seasonInput.value.trim() || null, decay: decayInput.value.trim() || null, period_end: periodInput.value.trim() || null };
           const line = (label, from, to) => h("li", {}, label + ": ", h("code", {}, from || "none"), " \u2192 ", h("code", {}, to || "none"), from === to ? " (unchanged)" : "");
           const fields = [
-            h("ul", { id: "schedule-changes" }, line("Season end", summary.schedule.season_end, next.season_end), line("Decay", summary.schedule.decay, next.decay)),
+            h(
+              "ul",
+              { id: "schedule-changes" },
+              line("Season end", summary.schedule.season_end, next.season_end),
+              line("Decay", summary.schedule.decay, next.decay),
+              line("Rating period end", summary.schedule.period_end, next.period_end)
+            ),
             h("p", {}, "Next season end now: " + time(summary.next.season_end) + "; next decay now: " + time(summary.next.decay) + "."),
           ];
           confirmAction("Change the schedule of " + ladder, "Change schedule", fields, Promise.resolve("Every server runs the new schedule from its next look (once a second); the answer gives the next times."), async () => {
@@ -1024,6 +1035,7 @@
       },
       h("div", { class: "field" }, h("label", { for: "schedule-season-end" }, "Season end (cron, UTC; empty for none)"), seasonInput),
       h("div", { class: "field" }, h("label", { for: "schedule-decay" }, "Decay (cron, UTC; empty for none)"), decayInput),
+      h("div", { class: "field" }, h("label", { for: "schedule-period-end" }, "Rating period end (cron, UTC; empty for none; ladders with rating_periods)"), periodInput),
       h("button", { type: "submit", "data-action": "schedule" }, "Review the change\u2026")
     );
     return h("section", { class: "admin", "aria-labelledby": "schedule-title" }, h("h2", { id: "schedule-title" }, "Change the schedule"), form);

@@ -129,6 +129,8 @@ pub struct Content<'a> {
     pub keys: &'a [PlayerKey],
     /// A decay's `decayed_through` (the time it decays to, which the replay uses).
     pub decayed_through: Option<f64>,
+    /// A pair match held for its rating period (which the replay uses: [`crate::periods`]).
+    pub held: bool,
 }
 
 /// A match with players as numbers.
@@ -150,6 +152,8 @@ struct Hashed<'a> {
     joined: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     decayed_through: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    held: bool,
 }
 
 /// The canonical text an entry's hash covers; `number` gives each player's number.
@@ -188,7 +192,10 @@ pub fn canonical(content: &Content<'_>, number: impl Fn(&str) -> Option<u64>) ->
         return Err(format!("seq {}: decayed_through belongs to a decay, and every decay has one", content.seq));
     }
     let joined = content.keys.iter().map(|k| k.commitment.as_str()).collect();
-    let hashed = Hashed { seq: content.seq, kind: content.kind, id: content.id, time: content.time, inputs, joined, decayed_through: content.decayed_through };
+    if content.held && content.kind != "pair" {
+        return Err(format!("seq {}: only a pair match is held for a rating period", content.seq));
+    }
+    let hashed = Hashed { seq: content.seq, kind: content.kind, id: content.id, time: content.time, inputs, joined, decayed_through: content.decayed_through, held: content.held };
     serde_json::to_string(&hashed).map_err(|e| e.to_string())
 }
 
@@ -292,9 +299,17 @@ pub struct Unchained {
     pub joined: Vec<String>,
     /// A decay's `decayed_through` (from its results).
     pub decayed_through: Option<f64>,
+    /// A pair match held for its rating period (from its results).
+    pub held: bool,
 }
 
 impl Unchained {
+    /// Whether a pair match is held for its rating period, read from its stored results.
+    #[must_use]
+    pub fn held(kind: &str, results: Option<&str>) -> bool {
+        kind == "pair" && results.is_some_and(crate::periods::is_held)
+    }
+
     /// A decay's `decayed_through`, read from its stored results (`None` for other kinds).
     #[must_use]
     pub fn decayed_through(kind: &str, results: Option<&str>) -> Option<f64> {
@@ -336,6 +351,7 @@ pub fn extend(head: &mut Head, entries: &[Unchained], known: &HashMap<String, u6
             joined: &entry.joined,
             keys: &keys,
             decayed_through: entry.decayed_through,
+            held: entry.held,
         };
         let text = canonical(&content, |name| fresh.get(name).or_else(|| known.get(name)).copied())?;
         head.hash = link(&head.hash, &text);

@@ -1,6 +1,6 @@
-//! Ladder-wide events (season ends and decay): what an admin posts, and how the engine's
-//! [`Pool`] applies one to every stored player, so the server runs exactly the engine's
-//! season rules. The stores only load, lock and write rows around [`run_event`].
+//! Ladder-wide events (season ends, decay and the ends of rating periods): what an admin
+//! posts, and how the engine's [`Pool`] applies one to every stored player, so the server
+//! runs exactly the engine's season and period rules. The stores only load, lock and write rows around [`run_event`].
 
 use ranking_elo::pool::{effective_rating, Pool, StoredPlayer};
 use ranking_elo::PlayerState;
@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::model::{check_name, PlayerRow, ZeroSum};
+use crate::periods::HeldMatch;
 use ranking_elo::Rules;
 
 /// A ladder-wide change (admin).
@@ -17,6 +18,9 @@ pub enum LadderEvent {
     SeasonEnd,
     /// `POST …/decay`.
     Decay,
+    /// `POST …/periods/end`: the held matches of a rating period rated at once
+    /// ([`crate::periods`]).
+    PeriodEnd,
 }
 
 impl LadderEvent {
@@ -26,6 +30,7 @@ impl LadderEvent {
         match self {
             Self::SeasonEnd => "season_end",
             Self::Decay => "decay",
+            Self::PeriodEnd => "period_end",
         }
     }
 }
@@ -168,20 +173,29 @@ pub struct EventRules<'a> {
     pub next: Option<&'a Rules>,
 }
 
-/// Runs a season end (of season `season`) or decay through the engine's [`Pool`] built from
-/// every stored player (`rows` in id order).
+/// What a ladder-wide event finds in the ladder: its season, how far decay has run, and for
+/// a period's end the matches held since the previous one (in journal order).
+#[derive(Clone, Copy)]
+pub struct EventContext<'a> {
+    /// The zero-sum numbers now.
+    pub zero_sum: Option<ZeroSum>,
+    /// The time decay has been applied through.
+    pub decayed_through: Option<f64>,
+    /// The event's time.
+    pub now: f64,
+    /// The current season.
+    pub season: i64,
+    /// A period end's held matches (empty for the other events).
+    pub held: &'a [HeldMatch],
+}
+
+/// Runs a season end (of season `season`), decay or a period's end through the engine's
+/// [`Pool`] built from every stored player (`rows` in id order).
 ///
 /// # Errors
 /// 500 when a stored state is refused by the engine (a damaged database).
-pub fn run_event(
-    rules: &EventRules<'_>,
-    event: LadderEvent,
-    rows: &[PlayerRow],
-    zero_sum: Option<ZeroSum>,
-    decayed_through: Option<f64>,
-    now: f64,
-    season: i64,
-) -> Result<EventOutcome, ApiError> {
+pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow], context: &EventContext<'_>) -> Result<EventOutcome, ApiError> {
+    let EventContext { zero_sum, decayed_through, now, season, held } = *context;
     let states = rows.iter().map(|row| StoredPlayer::from_fields(row.state)).collect();
     let offset = zero_sum.map_or(0.0, |z| z.offset);
     let mut pool = Pool::from_stored(rules.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
@@ -219,6 +233,7 @@ pub fn run_event(
             let moved = pool.apply_decay(at, None).map_err(|e| ApiError::internal(format!("decay: {e}")))?;
             (json_text(&DecayView { decayed_through: at, moved }), Vec::new(), pool.decayed_through())
         }
+        LadderEvent::PeriodEnd => (crate::periods::rate_held(&mut pool, rows, held, now)?, Vec::new(), decayed_through),
     };
     let mut writes = Vec::new();
     let mut history = Vec::new();

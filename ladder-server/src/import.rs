@@ -123,7 +123,7 @@ pub fn read_player_inputs(inputs: &str) -> Result<(String, PlayerState), ApiErro
 /// The stored results of an imported player: the `players` array of one view, as a match's.
 #[must_use]
 pub fn player_results(player: &str, state: &PlayerState) -> String {
-    crate::model::results_json(&[PlayerView { player: player.to_owned(), state: *state }])
+    crate::model::results_json(&[PlayerView { player: player.to_owned(), state: *state, held: false }])
 }
 
 /// A player line as written.

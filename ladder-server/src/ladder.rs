@@ -44,6 +44,12 @@ pub struct LadderOptions {
     /// (`?provisional=include`). 0 (the default): nobody is provisional.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub provisional_games: u32,
+    /// Rating periods (FIDE, USCF): pair matches are held when reported and rated together
+    /// when the period ends (`POST …/periods/end`), each player's change rounded once
+    /// ([`crate::periods`]). Off by default; team and free-for-all matches are refused while
+    /// it is on. Turning it off leaves the matches already held for the next period end.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rating_periods: bool,
 }
 
 /// The most games `provisional_games` may ask for.
@@ -60,7 +66,7 @@ impl LadderOptions {
     /// # Errors
     /// 400 naming the field that is unknown or of the wrong type.
     pub fn from_body(body: &[u8]) -> Result<Self, ApiError> {
-        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories, matched_only, provisional_games)"));
+        let refuse = |e: String| ApiError::bad_request(format!("options: {e} (send an object; known: public_histories, matched_only, provisional_games, rating_periods)"));
         // (An object only: serde would also read a struct from an array.)
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| refuse(e.to_string()))?;
         if !value.is_object() {

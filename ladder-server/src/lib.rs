@@ -30,6 +30,7 @@ pub mod ladder;
 pub mod limits;
 pub mod matcher;
 pub mod model;
+pub mod periods;
 pub mod queue;
 pub mod replay;
 pub mod schedule;

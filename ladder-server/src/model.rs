@@ -292,6 +292,10 @@ pub struct PlayerView {
     /// The state.
     #[serde(flatten)]
     pub state: PlayerState,
+    /// The match is held for its rating period: the state is the player's before it, and
+    /// the period's end rates it ([`crate::periods`]). Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 /// One stored player row (the rating relative to the ladder's zero-sum offset).
@@ -387,7 +391,7 @@ pub fn joining_state(rules: &Rules, zero_sum: Option<&mut ZeroSum>, now: f64) ->
 /// A stored player made current for the API.
 #[must_use]
 pub fn view(row: PlayerRow, offset: f64) -> PlayerView {
-    PlayerView { state: current(&row.state, offset), player: row.name }
+    PlayerView { state: current(&row.state, offset), player: row.name, held: false }
 }
 
 /// The current state of a stored player: its rating plus the ladder's zero-sum offset
@@ -456,7 +460,7 @@ pub fn apply_match(rules: &Rules, zero_sum: Option<&mut ZeroSum>, rows: &HashMap
         z.keep(&ledger);
     }
     let before = before.iter().map(|state| state.rating).collect();
-    let players = names.iter().zip(after).map(|(name, state)| PlayerView { player: (*name).to_owned(), state }).collect();
+    let players = names.iter().zip(after).map(|(name, state)| PlayerView { player: (*name).to_owned(), state, held: false }).collect();
     Ok(Applied { players, writes, before })
 }
 

@@ -1,17 +1,19 @@
 //! The journal replayed through the same engine calls that wrote it: the rebuild behind
 //! annulments and corrections. In `seq` order, each entry's `joined` players join with the
 //! ladder's new-player state at the entry's time, each match is applied with
-//! [`apply_match`] (skipped when annulled; with its latest correction when corrected), and
-//! each season end or decay with [`run_event`]. The results are those the server writes
+//! [`apply_match`] (skipped when annulled; with its latest correction when corrected), or
+//! held for its rating period when its results say so ([`crate::periods`]), and each season
+//! end, decay or period end with [`run_event`]. The results are those the server writes
 //! when it takes a report, so a rebuild changes exactly what the annulled or corrected
 //! match changed, and nothing else.
 
 use std::collections::HashMap;
 
 use crate::error::ApiError;
-use crate::events::{run_event, EventRules, LadderEvent, Standing};
+use crate::events::{run_event, EventContext, EventRules, LadderEvent, Standing};
 use crate::ladder::Ladder;
 use crate::model::{self, apply_match, current, joining_state, Game, MatchRequest, PlayerRow, ZeroSum};
+use crate::periods::{held_match, hold_match, HeldMatch};
 
 /// A journal entry as the rebuild reads it.
 #[derive(Debug, Clone)]
@@ -54,6 +56,8 @@ pub struct Rebuild {
     zero_sum: Option<ZeroSum>,
     decayed_through: Option<f64>,
     season: i64,
+    /// The matches held since the last period end, in journal order.
+    held: Vec<HeldMatch>,
 }
 
 impl Rebuild {
@@ -64,7 +68,7 @@ impl Rebuild {
     pub fn new(ladder: &Ladder) -> Result<Self, ApiError> {
         let rules = ladder.initial_rules()?;
         let zero_sum = rules.config().zero_sum_total.map(ZeroSum::new);
-        Ok(Self { rules, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1 })
+        Ok(Self { rules, rows: HashMap::new(), order: Vec::new(), zero_sum, decayed_through: None, season: 1, held: Vec::new() })
     }
 
     /// Applies one entry.
@@ -101,6 +105,12 @@ impl Rebuild {
                 if before.iter().any(|r| r.is_nan()) {
                     return Err(broken("a player of the match never joined"));
                 }
+                if let Some(held) = held_match(&entry.inputs, &entry.results)? {
+                    let applied = hold_match(self.zero_sum.as_ref(), &self.rows, &request)?;
+                    self.held.push(held);
+                    let history = request.players().iter().zip(&applied.before).map(|(name, before)| ((*name).to_owned(), *before, *before)).collect();
+                    return Ok(Step { results: Some(model::results_json(&applied.players)), history, standings: None });
+                }
                 let applied = apply_match(&self.rules, self.zero_sum.as_mut(), &self.rows, &request, entry.time)?;
                 let names: Vec<String> = request.players().iter().map(|n| (*n).to_owned()).collect();
                 let mut history = Vec::with_capacity(names.len());
@@ -115,8 +125,12 @@ impl Rebuild {
                 }
                 Ok(Step { results: Some(model::results_json(&applied.players)), history, standings: None })
             }
-            "season_end" | "decay" => {
-                let event = if entry.kind == "season_end" { LadderEvent::SeasonEnd } else { LadderEvent::Decay };
+            "season_end" | "decay" | "period_end" => {
+                let event = match entry.kind.as_str() {
+                    "season_end" => LadderEvent::SeasonEnd,
+                    "decay" => LadderEvent::Decay,
+                    _ => LadderEvent::PeriodEnd,
+                };
                 let rows: Vec<PlayerRow> = self.order.iter().map(|name| self.rows[name].clone()).collect();
                 let time = if event == LadderEvent::Decay {
                     // The decay's own time (it never goes back before the previous one).
@@ -131,7 +145,9 @@ impl Rebuild {
                     Some(rules) if event == LadderEvent::SeasonEnd => Some(ranking_elo::Config::from_json(&rules.to_string()).map_err(|e| broken(&format!("next rules: {e}")))?),
                     _ => None,
                 };
-                let outcome = run_event(&EventRules { rules: &self.rules, next: next.as_ref() }, event, &rows, self.zero_sum, self.decayed_through, time, self.season)?;
+                let held = if event == LadderEvent::PeriodEnd { std::mem::take(&mut self.held) } else { Vec::new() };
+                let context = EventContext { zero_sum: self.zero_sum, decayed_through: self.decayed_through, now: time, season: self.season, held: &held };
+                let outcome = run_event(&EventRules { rules: &self.rules, next: next.as_ref() }, event, &rows, &context)?;
                 if let Some(next) = next {
                     self.rules = next;
                 }
@@ -210,6 +226,7 @@ impl Rebuild {
             decayed_through: self.decayed_through,
             season: self.season,
             players: self.order.iter().map(|name| (name.clone(), self.rows[name].state)).collect(),
+            held: self.held.clone(),
         }
     }
 
@@ -230,7 +247,7 @@ impl Rebuild {
             rows.insert(name.clone(), PlayerRow { id: i64::try_from(id).unwrap_or(i64::MAX), name: name.clone(), state: *state });
             order.push(name.clone());
         }
-        Ok(Self { rules, rows, order, zero_sum, decayed_through: checkpoint.decayed_through, season: checkpoint.season })
+        Ok(Self { rules, rows, order, zero_sum, decayed_through: checkpoint.decayed_through, season: checkpoint.season, held: checkpoint.held.clone() })
     }
 }
 
@@ -251,6 +268,9 @@ pub struct Checkpoint {
     pub season: i64,
     /// Every player, in joining order: name and stored state.
     pub players: Vec<(String, ranking_elo::PlayerState)>,
+    /// The matches held for the current rating period (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<HeldMatch>,
 }
 
 /// What a page of the rebuild changes in the journal's derived tables (entries at or after

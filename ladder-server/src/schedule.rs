@@ -45,6 +45,7 @@ async fn tick(state: &AppState) -> Result<(), crate::error::ApiError> {
             .and_then(|s| match event {
                 LadderEvent::SeasonEnd => s.schedule.season_end,
                 LadderEvent::Decay => s.schedule.decay,
+                LadderEvent::PeriodEnd => s.schedule.period_end,
             })
             .and_then(|text| {
                 // A schedule stored before the parser refused its form (`N/step`, say) runs

@@ -222,9 +222,19 @@ impl Verifier {
         }
         self.numbers.join(&entry.joined);
         let inputs = entry.inputs.to_string();
+        let held = entry.kind == "pair" && crate::periods::is_held(&entry.results.to_string());
         let decayed_through = if entry.kind == "decay" { Some(entry.results.get("decayed_through").and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN)) } else { None };
-        let content =
-            Content { seq: entry.seq, kind: &entry.kind, id: entry.id.as_deref(), time: entry.time, inputs: &inputs, joined: &entry.joined, keys: &entry.keys, decayed_through };
+        let content = Content {
+            seq: entry.seq,
+            kind: &entry.kind,
+            id: entry.id.as_deref(),
+            time: entry.time,
+            inputs: &inputs,
+            joined: &entry.joined,
+            keys: &entry.keys,
+            decayed_through,
+            held,
+        };
         let text = canonical(&content, |name| self.numbers.get(name)).map_err(fail)?;
         let hash = link(&self.previous, &text);
         if hex(&hash) != entry.hash {

@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use crate::model::JournalEntry;
 
 /// The journal kinds a subscription may name.
-pub const KINDS: [&str; 8] = ["pair", "team", "free_for_all", "import", "season_end", "decay", "annul", "correct"];
+pub const KINDS: [&str; 9] = ["pair", "team", "free_for_all", "import", "season_end", "decay", "period_end", "annul", "correct"];
 
 /// The longest URL.
 pub const MAX_URL: usize = 2048;

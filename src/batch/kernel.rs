@@ -16,8 +16,8 @@
 #![allow(clippy::needless_bitwise_bool, clippy::manual_range_contains, reason = "branch-free tests vectorize")]
 #![allow(clippy::too_many_arguments, reason = "a batch is six arrays, a plan and an instruction set")]
 
-use crate::config::{Rounding, Rules};
-use crate::expected::{logistic, Expectation, ExpectationKind};
+use crate::config::{Rounding, RoundingRule, Rules};
+use crate::expected::{logistic, Expectation, ExpectationKind, PairExpectation};
 use crate::kpolicy::KPolicy;
 use crate::outcome::Outcome;
 use crate::update::{rate_with_expected, SideTerms};
@@ -50,7 +50,8 @@ impl Plan {
     #[must_use]
     pub fn new<'a>(rules: &Rules, k: Option<&'a [f32]>) -> Option<(Self, KSource<'a>)> {
         let config = rules.config();
-        let qualifies = rules.expectation().kind == ExpectationKind::Logistic && config.rounding == Rounding::None && !rules.league_bonuses;
+        let qualifies =
+            rules.expectation().kind == ExpectationKind::Logistic && rules.expectation().exempt_from == f64::INFINITY && config.rounding == Rounding::None && !rules.league_bonuses;
         if !qualifies {
             return None;
         }
@@ -79,7 +80,8 @@ impl Plan {
         let expected_a = logistic(self.expectation.difference(rating_a, rating_b), self.expectation.scale);
         // Plans exist only for `Rounding::None`; the constant lets the compiler drop the
         // rounding step from the loop (it is the identity for `None`).
-        rate_with_expected(expected_a, Rounding::None, self.floor, rating_a, rating_b, outcome, side, side, 1.0)
+        let expected = PairExpectation { a: expected_a, b: 1.0 - expected_a, symmetric: true, kind: ExpectationKind::Logistic };
+        rate_with_expected(expected, RoundingRule::NONE, self.floor, rating_a, rating_b, outcome, side, side, 1.0)
     }
 }
 
@@ -177,7 +179,7 @@ fn expected_loop(expectation: &Expectation, rating_a: &[f32], rating_b: &[f32], 
                 out[i] = crate::expected::linear(e.difference(rating_a[i], rating_b[i]), e.scale);
             }
         }
-        ExpectationKind::Normal => {
+        ExpectationKind::Normal | ExpectationKind::FideTable => {
             for i in 0..n {
                 out[i] = e.expected_a(rating_a[i], rating_b[i]);
             }

@@ -258,7 +258,35 @@ pub unsafe extern "C" fn elo_pool_apply(
 ) -> EloResult {
     ffi_boundary!(result => {
         let n = arg_len(count, "count")?;
-        unsafe { apply_scores(pool, player_a, player_b, score_a, n, [out_delta_a, out_delta_b, out_expected_a], None) }
+        unsafe { apply_scores(pool, player_a, player_b, score_a, n, [out_delta_a, out_delta_b, out_expected_a], None, Pool::apply_checked) }
+    })
+}
+
+/// Rates `count` matches as one rating period, atomically: every match is scored against
+/// the ratings the players hold before the call (the period's opening ratings), and each
+/// player's change is summed over the player's matches and rounded once (FIDE's 8.3.4,
+/// USCF). K is each player's at the start of the period, with FIDE's `K x n <= 700` for
+/// the player's `n` matches when the `fide` policy's `period_rule` is on. Arguments and
+/// checks as [`elo_pool_apply`]; `out_delta_a` and `out_delta_b` receive each match's
+/// share of the players' changes before rounding (`K (S - E)`), `out_expected_a` A's
+/// expected score.
+///
+/// # Safety
+/// As [`elo_pool_apply`].
+#[no_mangle]
+pub unsafe extern "C" fn elo_pool_rate_period(
+    pool: *mut EloPool,
+    player_a: *const i32,
+    player_b: *const i32,
+    score_a: *const f32,
+    count: i32,
+    out_delta_a: *mut f32,
+    out_delta_b: *mut f32,
+    out_expected_a: *mut f32,
+) -> EloResult {
+    ffi_boundary!(result => {
+        let n = arg_len(count, "count")?;
+        unsafe { apply_scores(pool, player_a, player_b, score_a, n, [out_delta_a, out_delta_b, out_expected_a], None, Pool::rate_period_checked) }
     })
 }
 
@@ -267,7 +295,9 @@ pub(crate) fn score_inputs<'a>(player_a: *const i32, player_b: *const i32, score
     [("player_a", Region::of(player_a, n)), ("player_b", Region::of(player_b, n)), ("score_a", Region::of(score_a, n))]
 }
 
-/// The body of [`elo_pool_apply`] and `elo_pool_apply_events`.
+/// The body of [`elo_pool_apply`], `elo_pool_apply_events` and [`elo_pool_rate_period`]
+/// (`rate`: match by match, or as a rating period).
+#[allow(clippy::too_many_arguments)] // the C function's arguments, passed through
 pub(crate) unsafe fn apply_scores(
     pool: *mut EloPool,
     player_a: *const i32,
@@ -276,10 +306,11 @@ pub(crate) unsafe fn apply_scores(
     n: usize,
     outputs: [*mut f32; 3],
     events: Option<EventsOut<'_>>,
+    rate: RateList,
 ) -> Result<(), FfiError> {
     let inputs = score_inputs(player_a, player_b, score_a, n);
     unsafe {
-        apply(pool, n, &inputs, outputs, events, |pool| {
+        apply(pool, n, &inputs, outputs, events, rate, |pool| {
             let scores = arg_slice(score_a, n, "score_a")?;
             read_matches(pool, player_a, player_b, n, |i| Ok(Outcome { score_a: f64::from(scores[i]), share_a: f64::from(scores[i]) }))
         })
@@ -309,7 +340,7 @@ pub unsafe extern "C" fn elo_pool_apply_points(
         let n = arg_len(count, "count")?;
         let inputs = [("player_a", Region::of(player_a, n)), ("player_b", Region::of(player_b, n)), ("points_a", Region::of(points_a, n)), ("points_b", Region::of(points_b, n))];
         unsafe {
-            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], None, |pool| {
+            apply(pool, n, &inputs, [out_delta_a, out_delta_b, out_expected_a], None, Pool::apply_checked, |pool| {
                 let scored_a = arg_slice(points_a, n, "points_a")?;
                 let scored_b = arg_slice(points_b, n, "points_b")?;
                 read_matches(pool, player_a, player_b, n, |i| {
@@ -351,16 +382,21 @@ unsafe fn read_matches(pool: &Pool, player_a: *const i32, player_b: *const i32, 
 /// address space at most, which costs memory only as matches are written into it).
 const READ_AHEAD: usize = 1 << 20;
 
+/// How a checked match list is rated: match by match ([`Pool::apply_checked`]) or as a
+/// rating period ([`Pool::rate_period_checked`]).
+pub(crate) type RateList = fn(&mut Pool, &[Match], Option<MatchOutputs<'_>>) -> Result<(), PoolError>;
+
 /// The shared body of the apply functions: checks the optional outputs (each `n`
 /// elements, overlapping neither each other nor an input), locks the pool, builds the
 /// match list with the pool (checking each match as it is read) and applies it
-/// atomically.
+/// atomically with `rate` (match by match, or as a rating period).
 unsafe fn apply(
     pool: *mut EloPool,
     n: usize,
     inputs: &[(&str, Region)],
     outputs: [*mut f32; 3],
     events: Option<EventsOut<'_>>,
+    rate: RateList,
     matches: impl FnOnce(&Pool) -> Result<Vec<Match>, FfiError>,
 ) -> Result<(), FfiError> {
     let names = ["out_delta_a", "out_delta_b", "out_expected_a"];
@@ -380,7 +416,7 @@ unsafe fn apply(
     let mut pool = unsafe { lock(pool)? };
     // Every match was checked as it was read.
     let matches = matches(&pool)?;
-    pool.apply_checked(&matches, Some(outputs)).map_err(list_error)?;
+    rate(&mut pool, &matches, Some(outputs)).map_err(list_error)?;
     if let Some(events) = events {
         events.write(&changes);
     }

@@ -94,7 +94,7 @@ pub unsafe extern "C" fn elo_pool_apply_events(
         let n = arg_len(count, "count")?;
         let inputs = super::pool::score_inputs(player_a, player_b, score_a, n);
         let events = unsafe { EventsOut::new(out_events, events_capacity, out_event_count, &[], &inputs)? };
-        unsafe { super::pool::apply_scores(pool, player_a, player_b, score_a, n, [std::ptr::null_mut(); 3], Some(events)) }
+        unsafe { super::pool::apply_scores(pool, player_a, player_b, score_a, n, [std::ptr::null_mut(); 3], Some(events), crate::pool::Pool::apply_checked) }
     })
 }
 

@@ -6,7 +6,7 @@
 
 use super::read::{Read, Reader};
 use super::write::Writer;
-use crate::config::{Config, KCombine, PointsKTerm, Rounding};
+use crate::config::{Config, KCombine, PointsKTerm, Rounding, RoundingTarget};
 use crate::expected::{ExpectedScoreModel, DEFAULT_LINEAR_SLOPE, DEFAULT_LOGISTIC_SCALE, DEFAULT_NORMAL_BETA};
 use crate::kpolicy::{GamesTier, KPolicy, RatingTier, DEFAULT_K};
 use crate::league::{League, Leagues};
@@ -21,6 +21,8 @@ const K_COMBINE: [&str; 2] = ["per_player", "average"];
 const POINTS_K_TERM: [&str; 2] = ["share", "result"];
 /// [`Rounding`].
 const ROUNDING: [&str; 3] = ["none", "truncate", "half_away_from_zero"];
+/// [`RoundingTarget`].
+const ROUNDING_TARGET: [&str; 2] = ["change", "rating"];
 /// [`TeamRating`].
 const TEAM_RATING: [&str; 3] = ["mean", "sum", "weighted_mean"];
 /// [`TeamSplit`].
@@ -30,7 +32,7 @@ const PLACEMENT_NORMALIZATION: [&str; 2] = ["n_minus_one", "none"];
 /// [`ResetAnchor`].
 const RESET_ANCHOR: [&str; 2] = ["initial_rating", "pool_mean"];
 /// [`ExpectedScoreModel`]'s variants (the tag `model`).
-const MODELS: [&str; 3] = ["logistic", "linear", "normal"];
+const MODELS: [&str; 4] = ["logistic", "linear", "normal", "fide_table"];
 /// [`KPolicy`]'s variants (the tag `policy`).
 const POLICIES: [&str; 5] = ["constant", "fide", "games_played", "rating_bands", "league"];
 /// A league's fields.
@@ -39,9 +41,10 @@ const LEAGUE_FIELDS: [&str; 6] = ["name", "min_rating", "k", "score_share_bonus"
 const DECAY_FIELDS: [&str; 5] = ["grace_days", "points_per_day", "min_rating", "min_league", "floor"];
 
 /// The fields of a configuration.
-const CONFIG_FIELDS: [&str; 20] = [
+const CONFIG_FIELDS: [&str; 22] = [
     "expected_score",
     "max_rating_difference",
+    "max_rating_difference_exempt_from",
     "k_policy",
     "k_combine",
     "streak_alpha",
@@ -49,6 +52,7 @@ const CONFIG_FIELDS: [&str; 20] = [
     "score_share_bonus",
     "victory_bonus",
     "rounding",
+    "rounding_target",
     "min_rating",
     "initial_rating",
     "leagues",
@@ -69,24 +73,26 @@ pub(crate) fn config(reader: &mut Reader<'_>) -> Read<Config> {
         match field {
             0 => config.expected_score = expected_score(reader)?,
             1 => config.max_rating_difference = reader.optional(Reader::f64)?,
-            2 => config.k_policy = k_policy(reader)?,
-            3 => config.k_combine = [KCombine::PerPlayer, KCombine::Average][reader.name(&K_COMBINE)?],
-            4 => config.streak_alpha = reader.f64()?,
-            5 => config.points_k_term = [PointsKTerm::Share, PointsKTerm::Result][reader.name(&POINTS_K_TERM)?],
-            6 => config.score_share_bonus = reader.f64()?,
-            7 => config.victory_bonus = reader.f64()?,
-            8 => config.rounding = [Rounding::None, Rounding::Truncate, Rounding::HalfAwayFromZero][reader.name(&ROUNDING)?],
-            9 => config.min_rating = reader.optional(Reader::f32)?,
-            10 => config.initial_rating = reader.f32()?,
-            11 => config.leagues = leagues(reader)?,
-            12 => config.zero_sum_total = reader.optional(Reader::f64)?,
-            13 => config.team_rating = [TeamRating::Mean, TeamRating::Sum, TeamRating::WeightedMean][reader.name(&TEAM_RATING)?],
-            14 => config.team_split = [TeamSplit::Equal, TeamSplit::Weights][reader.name(&TEAM_SPLIT)?],
-            15 => config.placement_normalization = [PlacementNormalization::NMinusOne, PlacementNormalization::None][reader.name(&PLACEMENT_NORMALIZATION)?],
-            16 => config.demotion_margin = reader.f64()?,
-            17 => config.protected_games = reader.u32()?,
-            18 => config.season_reset = season_reset(reader)?,
-            19 => config.decay = decay(reader)?,
+            2 => config.max_rating_difference_exempt_from = reader.optional(Reader::f32)?,
+            3 => config.k_policy = k_policy(reader)?,
+            4 => config.k_combine = [KCombine::PerPlayer, KCombine::Average][reader.name(&K_COMBINE)?],
+            5 => config.streak_alpha = reader.f64()?,
+            6 => config.points_k_term = [PointsKTerm::Share, PointsKTerm::Result][reader.name(&POINTS_K_TERM)?],
+            7 => config.score_share_bonus = reader.f64()?,
+            8 => config.victory_bonus = reader.f64()?,
+            9 => config.rounding = [Rounding::None, Rounding::Truncate, Rounding::HalfAwayFromZero][reader.name(&ROUNDING)?],
+            10 => config.rounding_target = [RoundingTarget::Change, RoundingTarget::Rating][reader.name(&ROUNDING_TARGET)?],
+            11 => config.min_rating = reader.optional(Reader::f32)?,
+            12 => config.initial_rating = reader.f32()?,
+            13 => config.leagues = leagues(reader)?,
+            14 => config.zero_sum_total = reader.optional(Reader::f64)?,
+            15 => config.team_rating = [TeamRating::Mean, TeamRating::Sum, TeamRating::WeightedMean][reader.name(&TEAM_RATING)?],
+            16 => config.team_split = [TeamSplit::Equal, TeamSplit::Weights][reader.name(&TEAM_SPLIT)?],
+            17 => config.placement_normalization = [PlacementNormalization::NMinusOne, PlacementNormalization::None][reader.name(&PLACEMENT_NORMALIZATION)?],
+            18 => config.demotion_margin = reader.f64()?,
+            19 => config.protected_games = reader.u32()?,
+            20 => config.season_reset = season_reset(reader)?,
+            21 => config.decay = decay(reader)?,
             _ => unreachable!("Reader::object passes only indices of the fields it is given"),
         }
         Ok(())
@@ -97,6 +103,10 @@ pub(crate) fn config(reader: &mut Reader<'_>) -> Read<Config> {
 /// Reads the expected-score model, tagged by `model`.
 fn expected_score(reader: &mut Reader<'_>) -> Read<ExpectedScoreModel> {
     let variant = reader.variant("model", &MODELS)?;
+    if variant == 3 {
+        reader.object(&[], 0, "model", &mut |_, _| Ok(()))?;
+        return Ok(ExpectedScoreModel::FideTable {});
+    }
     let (field, default) = [("c", DEFAULT_LOGISTIC_SCALE), ("k", DEFAULT_LINEAR_SLOPE), ("beta", DEFAULT_NORMAL_BETA)][variant];
     let value = tagged_field(reader, "model", field, default, Reader::f64)?;
     Ok([ExpectedScoreModel::Logistic { c: value }, ExpectedScoreModel::Linear { k: value }, ExpectedScoreModel::Normal { beta: value }][variant])
@@ -273,22 +283,28 @@ pub(crate) fn write_config(writer: &mut Writer, config: &Config) {
     write_expected_score(writer, config.expected_score);
     writer.key(CONFIG_FIELDS[1]);
     or_null(writer, config.max_rating_difference, Writer::f64);
-    writer.key(CONFIG_FIELDS[2]);
+    // The fields added after 0.5.0 are written only when set, so that every configuration
+    // written before them is written with the same bytes (saves and journals hold them).
+    some(writer, CONFIG_FIELDS[2], config.max_rating_difference_exempt_from, Writer::f32);
+    writer.key(CONFIG_FIELDS[3]);
     write_k_policy(writer, &config.k_policy);
-    name(writer, CONFIG_FIELDS[3], &K_COMBINE, config.k_combine as usize);
-    writer.key(CONFIG_FIELDS[4]);
+    name(writer, CONFIG_FIELDS[4], &K_COMBINE, config.k_combine as usize);
+    writer.key(CONFIG_FIELDS[5]);
     writer.f64(config.streak_alpha);
-    name(writer, CONFIG_FIELDS[5], &POINTS_K_TERM, config.points_k_term as usize);
-    writer.key(CONFIG_FIELDS[6]);
-    writer.f64(config.score_share_bonus);
+    name(writer, CONFIG_FIELDS[6], &POINTS_K_TERM, config.points_k_term as usize);
     writer.key(CONFIG_FIELDS[7]);
+    writer.f64(config.score_share_bonus);
+    writer.key(CONFIG_FIELDS[8]);
     writer.f64(config.victory_bonus);
-    name(writer, CONFIG_FIELDS[8], &ROUNDING, config.rounding as usize);
-    writer.key(CONFIG_FIELDS[9]);
-    or_null(writer, config.min_rating, Writer::f32);
-    writer.key(CONFIG_FIELDS[10]);
-    writer.f32(config.initial_rating);
+    name(writer, CONFIG_FIELDS[9], &ROUNDING, config.rounding as usize);
+    if config.rounding_target != RoundingTarget::Change {
+        name(writer, CONFIG_FIELDS[10], &ROUNDING_TARGET, config.rounding_target as usize);
+    }
     writer.key(CONFIG_FIELDS[11]);
+    or_null(writer, config.min_rating, Writer::f32);
+    writer.key(CONFIG_FIELDS[12]);
+    writer.f32(config.initial_rating);
+    writer.key(CONFIG_FIELDS[13]);
     writer.open('[');
     for league in config.leagues.as_slice() {
         writer.item();
@@ -303,22 +319,22 @@ pub(crate) fn write_config(writer: &mut Writer, config: &Config) {
         writer.close('}');
     }
     writer.close(']');
-    writer.key(CONFIG_FIELDS[12]);
+    writer.key(CONFIG_FIELDS[14]);
     or_null(writer, config.zero_sum_total, Writer::f64);
-    name(writer, CONFIG_FIELDS[13], &TEAM_RATING, config.team_rating as usize);
-    name(writer, CONFIG_FIELDS[14], &TEAM_SPLIT, config.team_split as usize);
-    name(writer, CONFIG_FIELDS[15], &PLACEMENT_NORMALIZATION, config.placement_normalization as usize);
-    writer.key(CONFIG_FIELDS[16]);
-    writer.f64(config.demotion_margin);
-    writer.key(CONFIG_FIELDS[17]);
-    writer.whole(u64::from(config.protected_games));
+    name(writer, CONFIG_FIELDS[15], &TEAM_RATING, config.team_rating as usize);
+    name(writer, CONFIG_FIELDS[16], &TEAM_SPLIT, config.team_split as usize);
+    name(writer, CONFIG_FIELDS[17], &PLACEMENT_NORMALIZATION, config.placement_normalization as usize);
     writer.key(CONFIG_FIELDS[18]);
+    writer.f64(config.demotion_margin);
+    writer.key(CONFIG_FIELDS[19]);
+    writer.whole(u64::from(config.protected_games));
+    writer.key(CONFIG_FIELDS[20]);
     writer.open('{');
     name(writer, "anchor", &RESET_ANCHOR, config.season_reset.anchor as usize);
     writer.key("keep");
     writer.f64(config.season_reset.keep);
     writer.close('}');
-    writer.key(CONFIG_FIELDS[19]);
+    writer.key(CONFIG_FIELDS[21]);
     writer.open('{');
     writer.key(DECAY_FIELDS[0]);
     writer.f64(config.decay.grace_days);
@@ -337,12 +353,15 @@ fn write_expected_score(writer: &mut Writer, model: ExpectedScoreModel) {
         ExpectedScoreModel::Logistic { c } => (0, "c", c),
         ExpectedScoreModel::Linear { k } => (1, "k", k),
         ExpectedScoreModel::Normal { beta } => (2, "beta", beta),
+        ExpectedScoreModel::FideTable {} => (3, "", 0.0),
     };
     writer.open('{');
     writer.key("model");
     writer.string(MODELS[variant]);
-    writer.key(key);
-    writer.f64(value);
+    if variant != 3 {
+        writer.key(key);
+        writer.f64(value);
+    }
     writer.close('}');
 }
 
@@ -451,8 +470,10 @@ pub(crate) mod tests {
 
     prop_compose! {
         fn config()(
-            model in (0..3_usize, any_f64()),
+            model in (0..4_usize, any_f64()),
             cap in proptest::option::of(any_f64()),
+            exempt in proptest::option::of(any_f32()),
+            target in any::<bool>(),
             k_policy in policy(),
             names in proptest::array::uniform8(0..3_usize),
             factors in proptest::array::uniform4(any_f64()),
@@ -466,8 +487,9 @@ pub(crate) mod tests {
         ) -> Config {
             let (variant, value) = model;
             Config {
-                expected_score: [ExpectedScoreModel::Logistic { c: value }, ExpectedScoreModel::Linear { k: value }, ExpectedScoreModel::Normal { beta: value }][variant],
+                expected_score: [ExpectedScoreModel::Logistic { c: value }, ExpectedScoreModel::Linear { k: value }, ExpectedScoreModel::Normal { beta: value }, ExpectedScoreModel::FideTable {}][variant],
                 max_rating_difference: cap,
+                max_rating_difference_exempt_from: exempt,
                 k_policy,
                 k_combine: [KCombine::PerPlayer, KCombine::Average][names[0] % 2],
                 streak_alpha: factors[0],
@@ -475,6 +497,7 @@ pub(crate) mod tests {
                 score_share_bonus: factors[1],
                 victory_bonus: factors[2],
                 rounding: [Rounding::None, Rounding::Truncate, Rounding::HalfAwayFromZero][names[2]],
+                rounding_target: if target { RoundingTarget::Rating } else { RoundingTarget::Change },
                 min_rating,
                 initial_rating,
                 leagues: Leagues(leagues),

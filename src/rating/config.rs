@@ -67,6 +67,53 @@ impl Rounding {
     }
 }
 
+/// What the rounding applies to: the change (`R + round(delta)`) or the new rating
+/// (`round(R + delta)`). They differ only for fractional ratings: from 1656.5 with a change
+/// of -10.02, rounding the change gives 1646.5, rounding the rating 1646.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundingTarget {
+    /// Round the change, then add it (FIDE's 8.3.4; the default).
+    #[default]
+    Change,
+    /// Add the change, then round the new rating.
+    Rating,
+}
+
+/// The configuration's `rounding` and `rounding_target` together: how a change is applied
+/// to a rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RoundingRule {
+    /// How.
+    pub rounding: Rounding,
+    /// To what.
+    pub target: RoundingTarget,
+}
+
+impl RoundingTarget {
+    /// Whether this is the default, [`Self::Change`] (left out when a configuration is
+    /// written, as every field added after 0.5.0 is when it has its default).
+    #[must_use]
+    pub fn is_change(&self) -> bool {
+        *self == Self::Change
+    }
+}
+
+impl RoundingRule {
+    /// No rounding: fractional ratings.
+    pub const NONE: Self = Self { rounding: Rounding::None, target: RoundingTarget::Change };
+
+    /// The rating after a change, rounded as the rule says (before any floor).
+    #[inline(always)]
+    #[must_use]
+    pub fn apply(self, rating: f64, delta: f64) -> f64 {
+        match self.target {
+            RoundingTarget::Change => rating + self.rounding.apply(delta),
+            RoundingTarget::Rating => self.rounding.apply(rating + delta),
+        }
+    }
+}
+
 /// Which score enters the K term when a result is given as points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -87,6 +134,10 @@ pub struct Config {
     pub expected_score: ExpectedScoreModel,
     /// Cap on the rating difference fed to the model (FIDE: 400); `None` for no cap.
     pub max_rating_difference: Option<f64>,
+    /// Players rated at least this count the whole difference, uncapped (FIDE since
+    /// October 2025: 2650); `None` when the cap holds for everybody.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_rating_difference_exempt_from: Option<f32>,
     /// How each player's K is chosen.
     pub k_policy: KPolicy,
     /// Own K per player, or the average of both.
@@ -101,6 +152,9 @@ pub struct Config {
     pub victory_bonus: f64,
     /// Rounding of rating changes.
     pub rounding: Rounding,
+    /// What `rounding` applies to: the change (default) or the new rating.
+    #[serde(skip_serializing_if = "RoundingTarget::is_change")]
+    pub rounding_target: RoundingTarget,
     /// Rating floor `R_min`; `None` for no floor (`docs/configuration.md#ratings`).
     pub min_rating: Option<f32>,
     /// Rating of a new player `R_0`.
@@ -131,6 +185,7 @@ impl Default for Config {
         Self {
             expected_score: ExpectedScoreModel::default(),
             max_rating_difference: None,
+            max_rating_difference_exempt_from: None,
             k_policy: KPolicy::default(),
             k_combine: KCombine::default(),
             streak_alpha: 0.0,
@@ -138,6 +193,7 @@ impl Default for Config {
             score_share_bonus: 0.0,
             victory_bonus: 0.0,
             rounding: Rounding::default(),
+            rounding_target: RoundingTarget::default(),
             min_rating: None,
             initial_rating: DEFAULT_INITIAL_RATING,
             leagues: Leagues::default(),
@@ -189,6 +245,12 @@ impl Config {
                 return Err(ConfigError::new("max_rating_difference", format!("must be a finite number greater than 0 and at most 2e15 (got {cap})")));
             }
         }
+        if let Some(exempt) = self.max_rating_difference_exempt_from {
+            check_rating_setting(f64::from(exempt), "max_rating_difference_exempt_from")?;
+            if self.max_rating_difference.is_none() {
+                return Err(ConfigError::new("max_rating_difference_exempt_from", "exempts players from max_rating_difference, which is not set: set both or neither"));
+            }
+        }
         self.leagues.validate("leagues")?;
         self.k_policy.validate("k_policy", &self.leagues)?;
         check_factor(self.streak_alpha, "streak_alpha")?;
@@ -219,12 +281,9 @@ impl Config {
         self.season_reset.validate("season_reset")?;
         self.decay.validate("decay", &self.leagues)?;
         let league_bonuses = self.leagues.as_slice().iter().any(|league| league.score_share_bonus.is_some() || league.victory_bonus.is_some());
-        Ok(Rules {
-            expectation: self.expected_score.prepare(self.max_rating_difference),
-            floor: self.min_rating.map_or(f64::NEG_INFINITY, f64::from),
-            league_bonuses,
-            config: self,
-        })
+        let mut expectation = self.expected_score.prepare(self.max_rating_difference);
+        expectation.exempt_from = self.max_rating_difference_exempt_from.map_or(f64::INFINITY, f64::from);
+        Ok(Rules { expectation, floor: self.min_rating.map_or(f64::NEG_INFINITY, f64::from), league_bonuses, config: self })
     }
 }
 
@@ -257,6 +316,13 @@ impl Rules {
     #[must_use]
     pub fn expectation(&self) -> &Expectation {
         &self.expectation
+    }
+
+    /// How changes are rounded and applied (`rounding`, `rounding_target`).
+    #[inline(always)]
+    #[must_use]
+    pub fn rounding_rule(&self) -> RoundingRule {
+        RoundingRule { rounding: self.config.rounding, target: self.config.rounding_target }
     }
 
     /// The outcome of a match reported as points, with the score in the K term chosen by

@@ -1,6 +1,8 @@
 //! Expected score `E_A`, the probability that player A wins.
 //!
-//! Three models are available; `E_B` is always `1 - E_A`.
+//! Three curves and FIDE's table are available. `E_B` is `1 - E_A`, except where a cap
+//! exemption (FIDE's 2650 rule) lets one player count the whole difference and the other
+//! not.
 //!
 //! ```
 //! use ranking_elo::ExpectedScoreModel;
@@ -44,6 +46,9 @@ pub enum ExpectedScoreModel {
         #[serde(default = "default_normal_beta")]
         beta: f64,
     },
+    /// FIDE's table 8.1.2: `E` in hundredths by rating difference ([`fide_table`]). Its K
+    /// term is computed in exact hundredths, so FIDE's halves round as FIDE rounds them.
+    FideTable {},
 }
 
 fn default_logistic_scale() -> f64 {
@@ -73,11 +78,12 @@ impl ExpectedScoreModel {
             Self::Logistic { c } => ("c", c),
             Self::Linear { k } => ("k", k),
             Self::Normal { beta } => ("beta", beta),
+            Self::FideTable {} => return Ok(()),
         };
         // Bounds that keep `scale * (R_A - R_B)` finite for every pair of valid ratings.
         let (low, high) = match *self {
             Self::Linear { .. } => (f64::MIN_POSITIVE, 1e6),
-            Self::Logistic { .. } | Self::Normal { .. } => (1e-3, 1e12),
+            Self::Logistic { .. } | Self::Normal { .. } | Self::FideTable {} => (1e-3, 1e12),
         };
         if value.is_finite() && value >= low && value <= high {
             Ok(())
@@ -95,8 +101,9 @@ impl ExpectedScoreModel {
             Self::Logistic { c } => (ExpectationKind::Logistic, std::f64::consts::LOG2_10 / c),
             Self::Linear { k } => (ExpectationKind::Linear, k),
             Self::Normal { beta } => (ExpectationKind::Normal, 1.0 / (beta * std::f64::consts::SQRT_2)),
+            Self::FideTable {} => (ExpectationKind::FideTable, 0.0),
         };
-        Expectation { kind, scale, cap: max_rating_difference.unwrap_or(f64::INFINITY) }
+        Expectation { kind, scale, cap: max_rating_difference.unwrap_or(f64::INFINITY), exempt_from: f64::INFINITY }
     }
 }
 
@@ -109,6 +116,8 @@ pub enum ExpectationKind {
     Linear,
     /// Normal CDF.
     Normal,
+    /// FIDE's table 8.1.2, in hundredths.
+    FideTable,
 }
 
 /// A validated expectation model with its constants precomputed, ready for hot loops.
@@ -120,17 +129,85 @@ pub struct Expectation {
     pub scale: f64,
     /// Largest rating difference taken into account (`+inf` when uncapped).
     pub cap: f64,
+    /// Players rated at least this count the whole difference, uncapped (FIDE: 2650);
+    /// `+inf` when the cap holds for everybody.
+    pub exempt_from: f64,
+}
+
+/// The expected scores of both players of a pair, each from the player's own view, and
+/// the model they came from (which decides how the K term is computed: [`k_term`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairExpectation {
+    /// `E_A`.
+    pub a: f64,
+    /// `E_B`: `1 - E_A` unless [`Self::symmetric`] is false.
+    pub b: f64,
+    /// Whether `E_B` is `1 - E_A` (no cap exemption separates the two views), so that B's
+    /// K term is A's negated when their K are equal.
+    pub symmetric: bool,
+    /// The model.
+    pub kind: ExpectationKind,
+}
+
+/// `K (S - E)`: the K term of the update for K (already multiplied by any streak
+/// multiplier), score `S` and expected score `E`. Under FIDE's table, `E` is a whole
+/// number of hundredths `h / 100` and the term is `K (100 S - h) / 100` with one
+/// division, so that exact halves (`10 x (0.5 - 0.45) = 0.5`) stay exact and round as FIDE
+/// rounds them; `K (S - E)` in binary floating point would give 0.4999999999999999.
+#[inline(always)]
+#[must_use]
+pub fn k_term(kind: ExpectationKind, k: f64, score: f64, expected: f64) -> f64 {
+    if kind == ExpectationKind::FideTable {
+        k_term_in_hundredths(k, score, expected)
+    } else {
+        k * (score - expected)
+    }
+}
+
+/// [`k_term`] under FIDE's table, out of line: the curves' loops stay as small as they were.
+#[inline(never)]
+fn k_term_in_hundredths(k: f64, score: f64, expected: f64) -> f64 {
+    k * (100.0 * score - (100.0 * expected).round()) / 100.0
 }
 
 impl Expectation {
     /// The tutorial's model: logistic with `c = 400`, no cap.
-    pub const TUTORIAL: Self = Self { kind: ExpectationKind::Logistic, scale: std::f64::consts::LOG2_10 / DEFAULT_LOGISTIC_SCALE, cap: f64::INFINITY };
+    pub const TUTORIAL: Self = Self { kind: ExpectationKind::Logistic, scale: std::f64::consts::LOG2_10 / DEFAULT_LOGISTIC_SCALE, cap: f64::INFINITY, exempt_from: f64::INFINITY };
 
-    /// Expected score of player A against player B, in `[0, 1]` (NaN in, NaN out).
+    /// Expected score of player A against player B, in `[0, 1]` (NaN in, NaN out), from
+    /// A's view (A's cap exemption).
     #[inline(always)]
     #[must_use]
     pub fn expected_a(&self, rating_a: f32, rating_b: f32) -> f64 {
         self.expected_from_difference(self.difference(rating_a, rating_b))
+    }
+
+    /// Both players' expected scores, each from the player's own view.
+    #[inline(always)]
+    #[must_use]
+    pub fn pair(&self, rating_a: f32, rating_b: f32) -> PairExpectation {
+        self.pair_from_a(self.expected_a(rating_a, rating_b), f64::from(rating_a), f64::from(rating_b))
+    }
+
+    /// [`Self::pair`] with `E_A` already computed (pools compute blocks of them), for
+    /// ratings (or team ratings) `rating_a` and `rating_b`.
+    #[inline(always)]
+    #[must_use]
+    pub fn pair_from_a(&self, expected_a: f64, rating_a: f64, rating_b: f64) -> PairExpectation {
+        // Only when exactly one player is exempt and the difference exceeds the cap do the
+        // two views differ.
+        let symmetric = (rating_a >= self.exempt_from) == (rating_b >= self.exempt_from) || (rating_a - rating_b).abs() <= self.cap;
+        let b = if symmetric { 1.0 - expected_a } else { self.own_view(rating_b, rating_a) };
+        PairExpectation { a: expected_a, b, symmetric, kind: self.kind }
+    }
+
+    /// The expected score of a player rated `own` against `other` from the player's own
+    /// view: out of line (and so out of the vectorized loops), as only a cap exemption
+    /// needs it.
+    #[cold]
+    #[inline(never)]
+    fn own_view(&self, own: f64, other: f64) -> f64 {
+        self.expected_from_difference(self.difference_f64(own, other))
     }
 
     /// Expected score for a capped rating difference `R_A - R_B` (team ratings are `f64`).
@@ -141,14 +218,27 @@ impl Expectation {
             ExpectationKind::Logistic => logistic(difference, self.scale),
             ExpectationKind::Linear => linear(difference, self.scale),
             ExpectationKind::Normal => detmath::normal_cdf(difference * self.scale),
+            ExpectationKind::FideTable => fide_table(difference),
         }
     }
 
-    /// `R_A - R_B`, capped at the configured maximum difference.
+    /// `R_A - R_B`, capped at the configured maximum difference unless A is exempt.
     #[inline(always)]
     #[must_use]
     pub fn difference(&self, rating_a: f32, rating_b: f32) -> f64 {
-        self.cap_difference(f64::from(rating_a) - f64::from(rating_b))
+        self.difference_f64(f64::from(rating_a), f64::from(rating_b))
+    }
+
+    /// [`Self::difference`] for ratings as `f64` (team ratings).
+    #[inline(always)]
+    #[must_use]
+    pub fn difference_f64(&self, rating_a: f64, rating_b: f64) -> f64 {
+        let difference = rating_a - rating_b;
+        if rating_a >= self.exempt_from {
+            difference
+        } else {
+            self.cap_difference(difference)
+        }
     }
 
     /// A difference capped at the configured maximum.
@@ -157,6 +247,41 @@ impl Expectation {
     pub fn cap_difference(&self, difference: f64) -> f64 {
         detmath::clamp_keep_nan(difference, -self.cap, self.cap)
     }
+}
+
+/// FIDE's table 8.1.2 ("Table of conversion of fractional score into rating
+/// differences", FIDE Rating Regulations effective from 1 March 2024, FIDE Handbook
+/// B.02): the largest rating difference `D` of each row, for `PD` = 0.50, 0.51, ... 0.99
+/// of the higher-rated player; above the last row `PD` is 1.00. The lower-rated player's
+/// `PD` is `1 - PD`. Checked row by row against the handbook's table as published on
+/// handbook.fide.com and FIDE's online rating calculator at each row's edges.
+pub const FIDE_TABLE_UPPER_BOUNDS: [u16; 50] = [
+    3, 10, 17, 25, 32, 39, 46, 53, 61, 68, 76, 83, 91, 98, 106, 113, 121, 129, 137, 145, 153, 162, 170, 179, 188, 197, 206, 215, 225, 235, 245, 256, 267, 278, 290, 302, 315, 328,
+    344, 357, 374, 391, 411, 432, 456, 484, 517, 559, 619, 735,
+];
+
+/// FIDE's `PD` in hundredths for a rating difference `R_A - R_B` (already capped): the
+/// row of `|D|`, as a whole number from 0 to 100 (NaN gives `None`). A fractional
+/// difference belongs to the row of its whole part (FIDE ratings are whole numbers; a
+/// team's mean may not be): 3.5 is in the row 0-3.
+#[must_use]
+pub fn fide_table_hundredths(difference: f64) -> Option<u32> {
+    if difference.is_nan() {
+        return None;
+    }
+    let whole = difference.abs().floor();
+    // Row i covers up to FIDE_TABLE_UPPER_BOUNDS[i]: the first bound at or above `whole`.
+    let row = FIDE_TABLE_UPPER_BOUNDS.partition_point(|&upper| f64::from(upper) < whole) as u32;
+    let higher = 50 + row;
+    Some(if difference >= 0.0 { higher } else { 100 - higher })
+}
+
+/// FIDE's table as an expected score: [`fide_table_hundredths`] / 100 (NaN in, NaN out).
+/// Out of line, for the same reason as [`k_term`]'s table branch.
+#[inline(never)]
+#[must_use]
+pub fn fide_table(difference: f64) -> f64 {
+    fide_table_hundredths(difference).map_or(f64::NAN, |h| f64::from(h) / 100.0)
 }
 
 /// `clamp(0.5 + slope * difference, 0, 1)`: the linear expectation.

@@ -1,6 +1,6 @@
 //! The rating math, free of FFI concerns: expected score, outcomes, the pair update rule,
 //! K policies, leagues, team matches and free-for-all placements (`docs/teams.md`), league
-//! hysteresis (standing) and season rules, player state, the configuration
+//! hysteresis (standing), season rules, rating periods, player state, the configuration
 //! (`docs/configuration.md`), and the deterministic arithmetic they all use.
 
 pub mod config;
@@ -9,6 +9,7 @@ pub mod expected;
 pub mod kpolicy;
 pub mod league;
 pub mod outcome;
+pub mod period;
 pub mod placement;
 pub mod player;
 pub mod season_rules;

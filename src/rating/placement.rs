@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{KCombine, Rules};
 use crate::error::Error;
+use crate::expected::k_term;
 use crate::player::PlayerState;
 use crate::update::apply_delta;
 
@@ -116,13 +117,12 @@ impl Rules {
         }
         for i in 0..n {
             for j in i + 1..n {
-                let expected = self.expectation.expected_a(players[i].rating, players[j].rating);
+                let expected = self.expectation.pair(players[i].rating, players[j].rating);
                 let score = match places[i].cmp(&places[j]) {
                     std::cmp::Ordering::Less => 1.0,
                     std::cmp::Ordering::Equal => 0.5,
                     std::cmp::Ordering::Greater => 0.0,
                 };
-                let t = score - expected;
                 let m = penalty[i] * penalty[j];
                 let (k_i, k_j) = match self.config.k_combine {
                     KCombine::PerPlayer => (k[i], k[j]),
@@ -132,8 +132,10 @@ impl Rules {
                         (both, both)
                     }
                 };
-                sums[i] += k_i * m * t;
-                sums[j] += k_j * m * -t;
+                let kind = expected.kind;
+                sums[i] += k_term(kind, k_i * m, score, expected.a);
+                // j's term is i's negated unless a cap exemption separates their views.
+                sums[j] += if expected.symmetric { -k_term(kind, k_j * m, score, expected.a) } else { k_term(kind, k_j * m, 1.0 - score, expected.b) };
             }
         }
         let norm = match self.config.placement_normalization {
@@ -147,7 +149,7 @@ impl Rules {
             let league = self.current_league(&players[i]);
             let (l, v) = self.bonuses(|| league);
             let delta = sums[i] / norm + l * share + v * share;
-            let rating = apply_delta(players[i].rating, delta, self.config.rounding, self.floor);
+            let rating = apply_delta(players[i].rating, delta, self.rounding_rule(), self.floor);
             out[i] = self.finish_game_from(&players[i], league, rating, beaten == n - 1);
         }
     }

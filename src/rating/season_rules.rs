@@ -156,13 +156,13 @@ impl Decay {
     /// over `a + b` days equals decay over `a` days then over `b` days whenever each step's
     /// arithmetic is exact (whole points per step with integer rounding).
     #[must_use]
-    pub fn decayed(&self, rating: f32, days: f64, stop: f64, rounding: crate::config::Rounding) -> f32 {
+    pub fn decayed(&self, rating: f32, days: f64, stop: f64, rounding: crate::config::RoundingRule) -> f32 {
         let current = f64::from(rating);
         if current <= stop {
             return rating;
         }
         let target = (current - self.points_per_day * days).max(stop);
-        let lowered = (current + rounding.apply(target - current)).max(stop);
+        let lowered = rounding.apply(current, target - current).max(stop);
         let narrowed = lowered as f32;
         // A stop that is not a float (a pool's mean) may round to the float below it.
         if f64::from(narrowed) < stop {
@@ -193,23 +193,24 @@ mod tests {
 
     #[test]
     fn decay_stops_at_the_highest_stop_after_rounding() {
-        use crate::config::Rounding;
+        use crate::config::{Rounding, RoundingRule, RoundingTarget};
         use crate::league::League;
+        let rule = |rounding| RoundingRule { rounding, target: RoundingTarget::Change };
         let none = Leagues::default();
         let decay = Decay { points_per_day: 10.0, ..Decay::default() };
         let at = |decay: &Decay, rating, days, anchor, rounding| decay.decayed(rating, days, decay.stop(anchor, &none), rounding);
-        assert_eq!(at(&decay, 1600.0, 3.0, 1500.0, Rounding::None), 1570.0);
-        assert_eq!(at(&decay, 1600.0, 30.0, 1500.0, Rounding::None), 1500.0);
-        assert_eq!(at(&decay, 1400.0, 30.0, 1500.0, Rounding::None), 1400.0);
+        assert_eq!(at(&decay, 1600.0, 3.0, 1500.0, rule(Rounding::None)), 1570.0);
+        assert_eq!(at(&decay, 1600.0, 30.0, 1500.0, rule(Rounding::None)), 1500.0);
+        assert_eq!(at(&decay, 1400.0, 30.0, 1500.0, rule(Rounding::None)), 1400.0);
         let floored = Decay { floor: Some(1550.0), ..decay };
-        assert_eq!(at(&floored, 1600.0, 30.0, 1500.0, Rounding::None), 1550.0);
+        assert_eq!(at(&floored, 1600.0, 30.0, 1500.0, rule(Rounding::None)), 1550.0);
         // The stop holds after rounding: -49.5 rounds to -50, which would pass 1550.5.
         let floored = Decay { floor: Some(1550.5), points_per_day: 100.0, ..decay };
-        assert_eq!(at(&floored, 1600.0, 10.0, 1500.0, Rounding::HalfAwayFromZero), 1550.5);
-        assert_eq!(at(&decay, 1601.0, 100.0, 1500.5, Rounding::HalfAwayFromZero), 1500.5);
+        assert_eq!(at(&floored, 1600.0, 10.0, 1500.0, rule(Rounding::HalfAwayFromZero)), 1550.5);
+        assert_eq!(at(&decay, 1601.0, 100.0, 1500.5, rule(Rounding::HalfAwayFromZero)), 1500.5);
         // A stop that is no float: the float just above it.
         let stop = 1500.0 + 1.0 / 3.0;
-        let got = decay.decayed(1600.0, 100.0, stop, Rounding::None);
+        let got = decay.decayed(1600.0, 100.0, stop, rule(Rounding::None));
         assert!(f64::from(got) >= stop && f64::from(got.next_down()) < stop, "{got}");
         // min_rating and min_league's bound are stops too.
         let leagues = Leagues::new(vec![League::new("B", 0.0, 1.0), League::new("S", 1450.0, 1.0), League::new("G", 1550.0, 1.0)]).unwrap();

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Rules;
 use crate::error::Error;
+use crate::expected::k_term;
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 use crate::update::apply_delta;
@@ -199,12 +200,14 @@ impl Rules {
     fn side_terms(&self, a: &Team<'_>, b: &Team<'_>, outcome: Outcome) -> [SideTerms; 2] {
         let side_a = self.team_side(a);
         let side_b = self.team_side(b);
-        let expected_a = self.expectation.expected_from_difference(self.expectation.cap_difference(side_a.rating - side_b.rating));
-        let t_a = outcome.score_a - expected_a;
+        let expected_a = self.expectation.expected_from_difference(self.expectation.difference_f64(side_a.rating, side_b.rating));
+        let expected = self.expectation.pair_from_a(expected_a, side_a.rating, side_b.rating);
         let result_a = outcome.result_a();
+        // B's term is A's negated unless a cap exemption separates their views.
+        let (term_b, negate_b) = if expected.symmetric { ((outcome.score_a, expected.a), true) } else { ((1.0 - outcome.score_a, expected.b), false) };
         [
-            SideTerms { own: side_a, other: side_b, t: t_a, share: outcome.share_a, result: result_a, won: outcome.a_won() },
-            SideTerms { own: side_b, other: side_a, t: -t_a, share: 1.0 - outcome.share_a, result: 1.0 - result_a, won: outcome.b_won() },
+            SideTerms { own: side_a, other: side_b, term: (outcome.score_a, expected.a), negate: false, share: outcome.share_a, result: result_a, won: outcome.a_won() },
+            SideTerms { own: side_b, other: side_a, term: term_b, negate: negate_b, share: 1.0 - outcome.share_a, result: 1.0 - result_a, won: outcome.b_won() },
         ]
     }
 
@@ -246,8 +249,11 @@ impl Rules {
             TeamSplit::Weights => n * weights.map_or(1.0, |weights| weights[i]) / terms.own.weight_sum,
         };
         let (l, v) = self.bonuses(|| league);
-        let delta = k * multiplier * terms.t * split + l * terms.share + v * terms.result;
-        let rating = apply_delta(member.rating, delta, self.config.rounding, self.floor);
+        let (score, expected) = terms.term;
+        let k_term = k_term(self.expectation.kind, k * multiplier, score, expected);
+        let signed = if terms.negate { -k_term } else { k_term };
+        let delta = signed * split + l * terms.share + v * terms.result;
+        let rating = apply_delta(member.rating, delta, self.rounding_rule(), self.floor);
         self.finish_game_from(member, league, rating, terms.won)
     }
 }
@@ -258,7 +264,10 @@ impl Rules {
 struct SideTerms {
     own: Side,
     other: Side,
-    t: f64,
+    /// The score and expected score of the K term: A's for both sides when the views are
+    /// symmetric (B's term is then A's negated, `negate`), else each side's own.
+    term: (f64, f64),
+    negate: bool,
     share: f64,
     result: f64,
     won: bool,

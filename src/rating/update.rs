@@ -20,9 +20,9 @@
 //! assert_eq!(integer_elo.rate(1700.0, 1300.0, Outcome::LOSS).unwrap(), (1671.0, 1329.0));
 //! ```
 
-use crate::config::{KCombine, Rounding, Rules};
+use crate::config::{KCombine, RoundingRule, Rules};
 use crate::error::{check_finite, check_rating, Error, MAX_FACTOR};
-use crate::expected::Expectation;
+use crate::expected::{k_term, Expectation, PairExpectation};
 use crate::outcome::Outcome;
 use crate::player::PlayerState;
 
@@ -57,7 +57,7 @@ impl SideTerms {
 #[allow(clippy::too_many_arguments)] // the formula's own inputs; grouped structs would only rename them
 pub fn rate_ratings(
     expectation: &Expectation,
-    rounding: Rounding,
+    rounding: RoundingRule,
     floor: f64,
     rating_a: f32,
     rating_b: f32,
@@ -66,18 +66,18 @@ pub fn rate_ratings(
     b: SideTerms,
     multiplier: f64,
 ) -> (f32, f32) {
-    let expected_a = expectation.expected_a(rating_a, rating_b);
-    rate_with_expected(expected_a, rounding, floor, rating_a, rating_b, outcome, a, b, multiplier)
+    let expected = expectation.pair(rating_a, rating_b);
+    rate_with_expected(expected, rounding, floor, rating_a, rating_b, outcome, a, b, multiplier)
 }
 
-/// [`rate_ratings`] after the expected score: the part shared by every entry point,
+/// [`rate_ratings`] after the expected scores: the part shared by every entry point,
 /// including the vectorized batch kernel (`src/batch/kernel.rs`), so they agree bit for bit.
 #[inline(always)]
 #[must_use]
 #[allow(clippy::too_many_arguments)] // as rate_ratings
 pub fn rate_with_expected(
-    expected_a: f64,
-    rounding: Rounding,
+    expected: PairExpectation,
+    rounding: RoundingRule,
     floor: f64,
     rating_a: f32,
     rating_b: f32,
@@ -86,11 +86,10 @@ pub fn rate_with_expected(
     b: SideTerms,
     multiplier: f64,
 ) -> (f32, f32) {
-    let expected_b = 1.0 - expected_a;
     let score_b = 1.0 - outcome.score_a;
     let share_b = 1.0 - outcome.share_a;
-    let k_term_a = a.k * multiplier * (outcome.score_a - expected_a);
-    let k_term_b = if a.k == b.k { -k_term_a } else { b.k * multiplier * (score_b - expected_b) };
+    let k_term_a = k_term(expected.kind, a.k * multiplier, outcome.score_a, expected.a);
+    let k_term_b = if a.k == b.k && expected.symmetric { -k_term_a } else { k_term(expected.kind, b.k * multiplier, score_b, expected.b) };
     // The victory bonus follows the match result W (a win, draw or defeat), never the
     // share: a defeat with points scored earns none.
     let result_a = outcome.result_a();
@@ -99,10 +98,10 @@ pub fn rate_with_expected(
     (apply_delta(rating_a, delta_a, rounding, floor), apply_delta(rating_b, delta_b, rounding, floor))
 }
 
-/// `max(R + round(delta), R_min)` as an `f32`: the last step of every update rule.
+/// `max(round(R, delta), R_min)` as an `f32`: the last step of every update rule.
 #[inline(always)]
-pub(crate) fn apply_delta(rating: f32, delta: f64, rounding: Rounding, floor: f64) -> f32 {
-    let updated = f64::from(rating) + rounding.apply(delta);
+pub(crate) fn apply_delta(rating: f32, delta: f64, rounding: RoundingRule, floor: f64) -> f32 {
+    let updated = rounding.apply(f64::from(rating), delta);
     (if updated < floor { floor } else { updated }) as f32
 }
 
@@ -118,7 +117,7 @@ pub fn tutorial_update(rating_a: f32, rating_b: f32, multiplier: f32, a_wins: bo
     }
     let k = SideTerms::k_only(f64::from(multiplier));
     let outcome = if a_wins { Outcome::WIN } else { Outcome::LOSS };
-    rate_ratings(&Expectation::TUTORIAL, Rounding::None, f64::NEG_INFINITY, rating_a, rating_b, outcome, k, k, 1.0)
+    rate_ratings(&Expectation::TUTORIAL, RoundingRule::NONE, f64::NEG_INFINITY, rating_a, rating_b, outcome, k, k, 1.0)
 }
 
 /// The tutorial's `GetProbabilityWinning`: logistic `E` with c = 400. NaN or infinite
@@ -214,7 +213,8 @@ impl Rules {
         let (l_b, v_b) = self.bonuses(league_b);
         let a = SideTerms { k: k_a, score_share_bonus: l_a, victory_bonus: v_a };
         let b = SideTerms { k: k_b, score_share_bonus: l_b, victory_bonus: v_b };
-        rate_with_expected(expected_a, self.config.rounding, self.floor, rating_a, rating_b, outcome, a, b, multiplier)
+        let expected = self.expectation.pair_from_a(expected_a, f64::from(rating_a), f64::from(rating_b));
+        rate_with_expected(expected, self.rounding_rule(), self.floor, rating_a, rating_b, outcome, a, b, multiplier)
     }
 
     /// Like [`Self::rate_with_k`], with the ratings and K checked first.
@@ -335,7 +335,7 @@ pub fn check_k(k: f64, name: &str) -> Result<f64, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{Config, Rounding};
     use crate::league::{League, Leagues};
 
     fn rules(config: Config) -> Rules {

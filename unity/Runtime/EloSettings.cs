@@ -15,13 +15,15 @@ namespace RankingElo
         Linear,
         /// <summary>Normal CDF (parameter <c>beta</c>).</summary>
         Normal,
+        /// <summary>FIDE's table 8.1.2: the expected score in hundredths by rating difference (no parameter).</summary>
+        FideTable,
     }
 
     /// <summary>How the expected score is computed from two ratings (serializable: edit it in the Inspector).</summary>
     [Serializable]
     public sealed class ExpectedScoreModel
     {
-        [Tooltip("The curve: Logistic (parameter c, 400 in chess), Linear (parameter k, the slope per rating point) or Normal (parameter beta, each player's performance spread). Changing it in the Inspector sets the new curve's default parameter.")]
+        [Tooltip("The curve: Logistic (parameter c, 400 in chess), Linear (parameter k, the slope per rating point), Normal (parameter beta, each player's performance spread) or FideTable (FIDE's table 8.1.2, no parameter). Changing it in the Inspector sets the new curve's default parameter.")]
         [SerializeField] private ExpectedScoreKind kind;
         [Tooltip("The curve's parameter: c for Logistic (rating difference that multiplies the odds by ten), k for Linear (slope per rating point), beta for Normal (performance spread).")]
         [SerializeField] private double parameter = 400;
@@ -43,7 +45,7 @@ namespace RankingElo
             parameterKind = (int)kind;
         }
 
-        /// <summary>A curve's default parameter: c = 400 (logistic), k = 0.001 (linear), beta = 200 (normal).</summary>
+        /// <summary>A curve's default parameter: c = 400 (logistic), k = 0.001 (linear), beta = 200 (normal); 0 for FIDE's table, which has none.</summary>
         /// <param name="kind">The curve.</param>
         /// <returns>The parameter the curve's factory method uses by default.</returns>
         public static double DefaultParameter(ExpectedScoreKind kind)
@@ -51,6 +53,10 @@ namespace RankingElo
             if (kind == ExpectedScoreKind.Linear)
             {
                 return 0.001;
+            }
+            if (kind == ExpectedScoreKind.FideTable)
+            {
+                return 0;
             }
             return kind == ExpectedScoreKind.Normal ? 200 : 400;
         }
@@ -112,8 +118,25 @@ namespace RankingElo
             return new ExpectedScoreModel(ExpectedScoreKind.Normal, beta);
         }
 
+        /// <summary>
+        /// FIDE's table 8.1.2 (FIDE Rating Regulations, 2024): the expected score in hundredths by
+        /// rating difference, with the K term computed in exact hundredths so that halves round as
+        /// FIDE rounds them. With <see cref="EloSettings.MaxRatingDifference"/> 400 it is FIDE's
+        /// 400-point rule.
+        /// </summary>
+        /// <returns>The model.</returns>
+        public static ExpectedScoreModel FideTable()
+        {
+            return new ExpectedScoreModel(ExpectedScoreKind.FideTable, 0);
+        }
+
         internal void Write(Json json)
         {
+            if (kind == ExpectedScoreKind.FideTable)
+            {
+                json.Name("expected_score").BeginObject().Field("model", "fide_table").EndObject();
+                return;
+            }
             string model = kind == ExpectedScoreKind.Linear ? "linear" : kind == ExpectedScoreKind.Normal ? "normal" : "logistic";
             string name = kind == ExpectedScoreKind.Linear ? "k" : kind == ExpectedScoreKind.Normal ? "beta" : "c";
             json.Name("expected_score").BeginObject().Field("model", model).Field(name, parameter).EndObject();
@@ -311,6 +334,15 @@ namespace RankingElo
         HalfAwayFromZero,
     }
 
+    /// <summary>What the rounding applies to.</summary>
+    public enum RoundingTarget
+    {
+        /// <summary>The change, then added: <c>R + round(delta)</c> (FIDE; the default).</summary>
+        Change,
+        /// <summary>The new rating: <c>round(R + delta)</c>.</summary>
+        Rating,
+    }
+
     /// <summary>Which score enters the K term when a result is reported as points (004).</summary>
     public enum PointsKTerm
     {
@@ -458,6 +490,10 @@ namespace RankingElo
         [SerializeField] private bool capsRatingDifference;
         [Tooltip("The cap on the rating difference, when capped (FIDE: 400).")]
         [SerializeField] private double maxRatingDifference = 400;
+        [Tooltip("Players rated at least the exemption rating count the whole difference, uncapped (FIDE since October 2025: 2650). Needs the cap.")]
+        [SerializeField] private bool exemptsFromCap;
+        [Tooltip("The rating from which players are exempt from the cap, when they are (FIDE: 2650).")]
+        [SerializeField] private float maxRatingDifferenceExemptFrom = 2650f;
         [Tooltip("How each player's K (the most a match moves a rating) is chosen: constant, FIDE's tiers, by games or by rating.")]
         [SerializeField] private KPolicy kPolicy = new KPolicy();
         [Tooltip("Whether each player uses their own K, or both use the average of the two.")]
@@ -472,6 +508,8 @@ namespace RankingElo
         [Min(0f)] [SerializeField] private double victoryBonus;
         [Tooltip("How rating changes are rounded (none, or to whole points).")]
         [SerializeField] private Rounding rounding;
+        [Tooltip("What the rounding applies to: the change (FIDE, the default) or the new rating. They differ only for fractional ratings.")]
+        [SerializeField] private RoundingTarget roundingTarget;
         [Tooltip("Whether ratings have a floor.")]
         [SerializeField] private bool hasMinRating;
         [Tooltip("The rating floor, when there is one: no rating falls below it.")]
@@ -522,6 +560,17 @@ namespace RankingElo
             }
         }
 
+        /// <summary>Players rated at least this count the whole difference, uncapped (FIDE since October 2025: 2650); null when the cap holds for everybody. Needs <see cref="MaxRatingDifference"/>.</summary>
+        public float? MaxRatingDifferenceExemptFrom
+        {
+            get { return exemptsFromCap ? maxRatingDifferenceExemptFrom : (float?)null; }
+            set
+            {
+                exemptsFromCap = value.HasValue;
+                maxRatingDifferenceExemptFrom = value.GetValueOrDefault(2650f);
+            }
+        }
+
         /// <summary>How each player's K is chosen.</summary>
         public KPolicy KPolicy
         {
@@ -569,6 +618,13 @@ namespace RankingElo
         {
             get { return rounding; }
             set { rounding = value; }
+        }
+
+        /// <summary>What <see cref="Rounding"/> applies to: the change (default) or the new rating.</summary>
+        public RoundingTarget RoundingTarget
+        {
+            get { return roundingTarget; }
+            set { roundingTarget = value; }
         }
 
         /// <summary>Rating floor; null for none.</summary>
@@ -682,6 +738,10 @@ namespace RankingElo
             var json = new Json().BeginObject();
             (ExpectedScore ?? ExpectedScoreModel.Logistic()).Write(json);
             json.Field("max_rating_difference", MaxRatingDifference);
+            if (MaxRatingDifferenceExemptFrom.HasValue)
+            {
+                json.Field("max_rating_difference_exempt_from", MaxRatingDifferenceExemptFrom.Value);
+            }
             (KPolicy ?? KPolicy.Constant()).Write(json);
             json.Field("k_combine", KCombine == KCombine.Average ? "average" : "per_player");
             json.Field("streak_alpha", StreakAlpha);
@@ -689,6 +749,10 @@ namespace RankingElo
             json.Field("score_share_bonus", ScoreShareBonus);
             json.Field("victory_bonus", VictoryBonus);
             json.Field("rounding", Rounding == Rounding.Truncate ? "truncate" : Rounding == Rounding.HalfAwayFromZero ? "half_away_from_zero" : "none");
+            if (RoundingTarget == RoundingTarget.Rating)
+            {
+                json.Field("rounding_target", "rating");
+            }
             json.Field("min_rating", MinRating.HasValue ? (double?)MinRating.Value : null);
             json.Field("initial_rating", InitialRating);
             json.BeginArray("leagues");

@@ -6,13 +6,40 @@ namespace RankingElo
 {
     /// <summary>
     /// Seasons: the pool's clock, promotion and demotion events, the season's end with its
-    /// records and soft reset, and inactivity decay. Event arrays follow one rule: the
+    /// records and soft reset, inactivity decay, and rating periods. Event arrays follow one rule: the
     /// return value says how many events happened; when that is more than the span holds,
     /// only the first ones were written (a span of twice the matches for pairs, or of the
     /// player count for decay and season ends, never loses one).
     /// </summary>
     public sealed partial class RatingPool
     {
+        /// <summary>
+        /// Rates the matches of one rating period at once, atomically, as FIDE and USCF do:
+        /// every match is scored against the ratings the players hold before the call (the
+        /// period's opening ratings), each player's change is summed over the player's matches
+        /// and rounded once, and K is each player's at the start of the period (with FIDE's
+        /// <c>K x n &lt;= 700</c> when the <c>fide</c> policy's <c>period_rule</c> is on). A bad
+        /// match anywhere changes nothing. The optional arrays receive, per match, each game's
+        /// share of the players' changes before rounding, and A's expected score.
+        /// </summary>
+        /// <example>
+        /// <code>
+        /// // One tournament, reported when it ends: player 0 beat 1, drew 2, lost to 3.
+        /// pool.RatePeriod(new[] { 0, 0, 0 }, new[] { 1, 2, 3 }, new[] { 1f, 0.5f, 0f });
+        /// </code>
+        /// </example>
+        /// <param name="playerA">Indices of the A players.</param>
+        /// <param name="playerB">Indices of the B players.</param>
+        /// <param name="scoreA">A's scores in [0, 1].</param>
+        /// <param name="deltaA">Optional: receives each game's share of A's change, before rounding.</param>
+        /// <param name="deltaB">Optional: receives each game's share of B's change, before rounding.</param>
+        /// <param name="expectedA">Optional: receives A's expected scores.</param>
+        /// <exception cref="EloArgumentException">Arrays of different lengths, or a bad match (the message gives its position).</exception>
+        public void RatePeriod(int[] playerA, int[] playerB, float[] scoreA, float[] deltaA = null, float[] deltaB = null, float[] expectedA = null)
+        {
+            RateScores(playerA, playerB, scoreA, deltaA, deltaB, expectedA, true);
+        }
+
         /// <summary>
         /// The pool's clock in seconds (any finite value; for example Unix time from your
         /// server, or a game's own day counter times 86400). Every match applied afterwards

@@ -265,7 +265,13 @@ namespace RankingElo
         /// <param name="deltaA">Optional: receives A's rating changes.</param>
         /// <param name="deltaB">Optional: receives B's rating changes.</param>
         /// <param name="expectedA">Optional: receives A's expected scores.</param>
-        public unsafe void Apply(int[] playerA, int[] playerB, float[] scoreA, float[] deltaA = null, float[] deltaB = null, float[] expectedA = null)
+        public void Apply(int[] playerA, int[] playerB, float[] scoreA, float[] deltaA = null, float[] deltaB = null, float[] expectedA = null)
+        {
+            RateScores(playerA, playerB, scoreA, deltaA, deltaB, expectedA, false);
+        }
+
+        /// <summary>The body of <see cref="Apply(int[], int[], float[], float[], float[], float[])"/> and <see cref="RatePeriod"/>: the arrays checked, then one native call.</summary>
+        private unsafe void RateScores(int[] playerA, int[] playerB, float[] scoreA, float[] deltaA, float[] deltaB, float[] expectedA, bool period)
         {
             int count = MatchCount(playerA, playerB, scoreA, "scoreA");
             Arrays.RequireLengthOrNull(deltaA, "deltaA", count);
@@ -275,7 +281,9 @@ namespace RankingElo
             fixed (int* a = playerA, b = playerB)
             fixed (float* s = scoreA, da = deltaA, db = deltaB, ea = expectedA)
             {
-                ThrowHelper.Check(NativeMethods.elo_pool_apply(Pool(lease), a, b, s, count, da, db, ea));
+                ThrowHelper.Check(period
+                    ? NativeMethods.elo_pool_rate_period(Pool(lease), a, b, s, count, da, db, ea)
+                    : NativeMethods.elo_pool_apply(Pool(lease), a, b, s, count, da, db, ea));
             }
         }
 

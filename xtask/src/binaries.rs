@@ -260,6 +260,7 @@ fn android_process(abi: &crate::android::Abi) -> Result<Box<dyn Runnable>, Strin
 struct Vectors {
     pair: PathBuf,
     team: PathBuf,
+    fide: PathBuf,
     tampered: PathBuf,
 }
 
@@ -277,7 +278,7 @@ impl Vectors {
         let tampered = root().join("target/binaries/TamperedVectors.txt");
         std::fs::create_dir_all(tampered.parent().expect("a folder")).map_err(|e| e.to_string())?;
         std::fs::write(&tampered, lines.join("\n") + "\n").map_err(|e| e.to_string())?;
-        Ok(Self { pair, team: folder.join("RankingEloTeamVectors.txt"), tampered })
+        Ok(Self { pair, team: folder.join("RankingEloTeamVectors.txt"), fide: folder.join("RankingEloFideVectors.txt"), tampered })
     }
 }
 
@@ -285,7 +286,7 @@ impl Vectors {
 fn exercise(platform: &dyn Runnable, vectors: &Vectors) -> Result<(Counts, Option<String>), String> {
     let mut counts = Counts::default();
     let mut digest = None;
-    for (program, args) in [("test_ranking_elo", vec![]), ("replay_vectors", vec![vectors.pair.clone(), vectors.team.clone()])] {
+    for (program, args) in [("test_ranking_elo", vec![]), ("replay_vectors", vec![vectors.pair.clone(), vectors.team.clone(), vectors.fide.clone()])] {
         let title = format!("{program} on {}", platform.title());
         println!("==> {title}");
         let run = platform.execute(program, &args)?;

@@ -64,8 +64,8 @@ async fn put_next_rules(State(state): State<Arc<AppState>>, access: LadderAccess
     json_ok(&serde_json::json!({ "ladder": access.ladder.name, "next_rules": rules }))
 }
 
-/// `PUT …/schedule` (admin): `{"season_end": "CRON", "decay": "CRON"}` (five-field cron,
-/// UTC; either may be null or absent). The servers run them, once per scheduled time.
+/// `PUT …/schedule` (admin): `{"season_end": "CRON", "decay": "CRON", "period_end": "CRON"}`
+/// (five-field cron, UTC; each may be null or absent). The servers run them, once per scheduled time.
 async fn put_schedule(State(state): State<Arc<AppState>>, access: LadderAccess<Admin>, query: QueryParams, payload: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
     query.only(&[])?;
     let schedule: ScheduleView = serde_json::from_slice(&body(payload)?).map_err(|e| ApiError::bad_request(format!("schedule: {e}")))?;
@@ -78,7 +78,8 @@ async fn put_schedule(State(state): State<Arc<AppState>>, access: LadderAccess<A
             })
             .transpose()
     };
-    let next = NextTimes { season_end: next_of(&schedule.season_end, "season_end")?, decay: next_of(&schedule.decay, "decay")? };
+    let next =
+        NextTimes { season_end: next_of(&schedule.season_end, "season_end")?, decay: next_of(&schedule.decay, "decay")?, period_end: next_of(&schedule.period_end, "period_end")? };
     state.store.set_schedule(&access.ladder, &schedule, next).await?;
     json_ok(&serde_json::json!({ "ladder": access.ladder.name, "schedule": schedule, "next": next }))
 }

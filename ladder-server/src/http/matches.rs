@@ -69,7 +69,7 @@ async fn correct(
 }
 
 /// The journal's kinds (the `kind` filter).
-const KINDS: [&str; 8] = ["pair", "team", "free_for_all", "import", "season_end", "decay", "annul", "correct"];
+const KINDS: [&str; 9] = ["pair", "team", "free_for_all", "import", "season_end", "decay", "period_end", "annul", "correct"];
 
 /// A `kind` filter, checked.
 fn kind_filter(query: &QueryParams) -> Result<Option<String>, ApiError> {

@@ -12,6 +12,7 @@ mod keys;
 mod ladders;
 mod matches;
 pub mod metrics;
+mod periods;
 mod players;
 mod query;
 mod queues;
@@ -140,6 +141,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(players::router())
         .merge(queues::router())
         .merge(seasons::router())
+        .merge(periods::router())
         .merge(tags::router())
         .merge(webhooks::router())
         .merge(metrics::router())

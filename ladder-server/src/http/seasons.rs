@@ -29,7 +29,8 @@ pub fn router() -> Router<Arc<AppState>> {
         .route("/v1/ladders/{ladder}/seasons/{season}/leaderboard", get(standings))
 }
 
-async fn ladder_event(
+/// A ladder-wide event posted by an admin (`{"id": "…"}`), applied once per id.
+pub(super) async fn ladder_event(
     state: Arc<AppState>,
     access: LadderAccess<Admin>,
     query: QueryParams,

@@ -209,6 +209,9 @@ pub struct ScheduleView {
     pub season_end: Option<String>,
     /// When decay runs.
     pub decay: Option<String>,
+    /// When a rating period ends (ladders with `rating_periods`; absent when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_end: Option<String>,
 }
 
 /// The next scheduled times (Unix seconds, UTC).
@@ -218,6 +221,20 @@ pub struct NextTimes {
     pub season_end: Option<f64>,
     /// The next decay.
     pub decay: Option<f64>,
+    /// The next period end (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period_end: Option<f64>,
+}
+
+/// The events of a ladder named `name` that are due at `now`, from its next times of a
+/// season end, decay and period end.
+#[must_use]
+pub fn due_events(name: &str, [season_end, decay, period_end]: [Option<f64>; 3], now: f64) -> Vec<(String, crate::events::LadderEvent, f64)> {
+    use crate::events::LadderEvent;
+    [(season_end, LadderEvent::SeasonEnd), (decay, LadderEvent::Decay), (period_end, LadderEvent::PeriodEnd)]
+        .into_iter()
+        .filter_map(|(at, event)| at.filter(|at| *at <= now).map(|at| (name.to_owned(), event, at)))
+        .collect()
 }
 
 /// One line of a player's history (`GET …/players/{player}/matches`).

@@ -316,7 +316,7 @@ fn postgres_amendments_of_one_ladder_wait_without_holding_connections() {
 
 /// The seq of the ladder's newest rebuild checkpoint (0: none), read straight from the
 /// database.
-fn newest_checkpoint(app: &TestApp, backend: Backend) -> i64 {
+pub fn newest_checkpoint(app: &TestApp, backend: Backend) -> i64 {
     let sql = "SELECT coalesce(max(seq), 0) FROM rebuild_checkpoints";
     match backend {
         Backend::Sqlite => {

@@ -393,15 +393,17 @@ fn an_annulment_through_the_console_rerates_the_ladder(backend: Backend) {
     visit(&mut browser, &format!("ladder={LADDER}&view=schedule"), "document.getElementById('schedule-form')");
     browser.type_into("#schedule-season-end", "0 0 1 * *");
     browser.type_into("#schedule-decay", "30 4 * * *");
+    browser.type_into("#schedule-period-end", "0 0 * * 1");
     browser.click("#schedule-form button[type=submit]");
     browser.wait("document.getElementById('confirm').open && !document.getElementById('confirm-ok').disabled", "the schedule's confirmation");
     let changes = browser.text("document.getElementById('schedule-changes').textContent");
     assert!(changes.contains("Season end: none \u{2192} 0 0 1 * *") && changes.contains("Decay: none \u{2192} 30 4 * * *"), "{changes}");
+    assert!(changes.contains("Rating period end: none \u{2192} 0 0 * * 1"), "{changes}");
     browser.click("#confirm-ok");
     browser.wait("document.getElementById('status').textContent.startsWith('Schedule changed')", "the schedule's answer");
     settled(&mut browser, "the schedule again");
     let described = app.ok("GET", &format!("/v1/ladders/{LADDER}"), &app.read, None);
-    assert_eq!(described["schedule"], serde_json::json!({ "season_end": "0 0 1 * *", "decay": "30 4 * * *" }));
+    assert_eq!(described["schedule"], serde_json::json!({ "season_end": "0 0 1 * *", "decay": "30 4 * * *", "period_end": "0 0 * * 1" }));
     browser.wait("document.getElementById('cron-season-end').textContent === '0 0 1 * *'", "the new schedule shown");
 
     // End the season now.

@@ -517,6 +517,7 @@ pub fn parse_player(value: &Value) -> (String, PlayerState) {
     let mut object = value.as_object().expect("a player object").clone();
     let name = object.remove("player").and_then(|v| v.as_str().map(str::to_owned)).expect("player name");
     object.remove("rank");
+    object.remove("held");
     (name, serde_json::from_value(Value::Object(object)).expect("a player state"))
 }
 
@@ -604,6 +605,8 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
     let mut index: HashMap<String, usize> = HashMap::new();
     let entries = journal(app, ladder);
     let mut previous_seq = 0;
+    // The matches held for the current rating period (ladders with rating_periods).
+    let mut held: Vec<Match> = Vec::new();
     for entry in &entries {
         let seq = entry["seq"].as_i64().expect("seq");
         assert!(seq > previous_seq, "seq increases");
@@ -637,7 +640,18 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
         };
         let before: Vec<PlayerState> = players.iter().map(|&i| pool.player(i).expect("player")).collect();
         let mut expected = before.clone();
+        let is_held = entry["results"][0]["held"] == Value::Bool(true);
         match kind {
+            "pair" if is_held => {
+                // Held for its period: nothing changes until the period ends.
+                let outcome = Outcome::from_score(c_score(&inputs["score_a"])).expect("outcome");
+                held.push(Match::new(players[0], players[1], outcome));
+            }
+            "period_end" => {
+                pool.rate_period(&held, None).expect("rate_period");
+                assert_eq!(entry["results"]["matches"].as_u64(), Some(held.len() as u64), "seq {seq}: the period's matches");
+                held.clear();
+            }
             "pair" => {
                 let outcome = Outcome::from_score(c_score(&inputs["score_a"])).expect("outcome");
                 let (a, b) = rules.rate_players(&before[0], &before[1], outcome).expect("rate_players");
@@ -708,7 +722,8 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
             for (i, result) in results.iter().enumerate() {
                 let (name, state) = parse_player(result);
                 assert_eq!(index[&name], players[i], "seq {seq}: results in the match's order");
-                let rule = PlayerState { last_played: time, ..expected[i] };
+                let rule = if is_held { expected[i] } else { PlayerState { last_played: time, ..expected[i] } };
+                assert_eq!(result["held"] == Value::Bool(true), is_held, "seq {seq}: every player of a held match is marked");
                 assert!(same_state(&state, &rule), "seq {seq}: {name}: server {state:?}, engine rule {rule:?}");
                 if !zero_sum {
                     let pooled = pool.player(players[i]).expect("pooled");

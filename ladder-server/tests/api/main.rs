@@ -31,6 +31,7 @@ mod keys;
 mod ladders;
 mod matches;
 mod operations;
+mod periods;
 mod players;
 mod postgres;
 mod provisional;

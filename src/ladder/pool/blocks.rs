@@ -89,7 +89,7 @@ pub(super) fn apply_blocks(rules: &Rules, players: &mut [Hot], played_now: &mut 
 #[derive(Clone, Copy)]
 struct SimplePlan {
     side: crate::update::SideTerms,
-    rounding: crate::config::Rounding,
+    rounding: crate::config::RoundingRule,
     floor: f64,
 }
 
@@ -104,12 +104,13 @@ impl SimplePlan {
         }
         // Equal K: per-player and average combination both give K.
         let side = crate::update::SideTerms { k, score_share_bonus: config.score_share_bonus, victory_bonus: config.victory_bonus };
-        Some(Self { side, rounding: config.rounding, floor: rules.floor })
+        Some(Self { side, rounding: rules.rounding_rule(), floor: rules.floor })
     }
 
     #[inline(always)]
     fn rate_players(&self, rules: &Rules, a: &PlayerState, b: &PlayerState, outcome: Outcome, expected_a: f64) -> (PlayerState, PlayerState) {
-        let (rating_a, rating_b) = crate::update::rate_with_expected(expected_a, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
+        let expected = rules.expectation.pair_from_a(expected_a, f64::from(a.rating), f64::from(b.rating));
+        let (rating_a, rating_b) = crate::update::rate_with_expected(expected, self.rounding, self.floor, a.rating, b.rating, outcome, self.side, self.side, 1.0);
         (rules.finish_game(a, rating_a, outcome.a_won()), rules.finish_game(b, rating_b, outcome.b_won()))
     }
 }

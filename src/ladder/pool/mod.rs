@@ -25,6 +25,7 @@ pub use crate::ladder::zero_sum::{effective_rating, RatingSum, StoredPlayer, Sto
 mod blocks;
 pub mod group_matches;
 mod leaderboard;
+mod period;
 pub mod season;
 mod stored;
 
@@ -131,6 +132,20 @@ pub struct MatchOutputs<'a> {
     pub expected_a: Option<&'a mut [f32]>,
     /// League changes (promotions and demotions), appended in match order.
     pub events: Option<&'a mut Vec<LeagueChange>>,
+}
+
+impl MatchOutputs<'_> {
+    /// Checks that every output given has one slot per match.
+    fn check_lengths(&self, matches: usize) -> Result<(), PoolError> {
+        for (name, output) in [("delta_a", self.delta_a.as_deref()), ("delta_b", self.delta_b.as_deref()), ("expected_a", self.expected_a.as_deref())] {
+            if let Some(output) = output {
+                if output.len() != matches {
+                    return Err(PoolError::OutputLength { name, len: output.len(), expected: matches });
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A pool of players rated under one set of [`Rules`].
@@ -549,13 +564,7 @@ impl Pool {
         debug_assert!(matches.iter().all(|m| self.match_is_valid(m)), "checked matches");
         self.ensure_room(matches.len())?;
         let mut outputs = outputs.unwrap_or_default();
-        for (name, output) in [("delta_a", outputs.delta_a.as_deref()), ("delta_b", outputs.delta_b.as_deref()), ("expected_a", outputs.expected_a.as_deref())] {
-            if let Some(output) = output {
-                if output.len() != matches.len() {
-                    return Err(PoolError::OutputLength { name, len: output.len(), expected: matches.len() });
-                }
-            }
-        }
+        outputs.check_lengths(matches.len())?;
         if let Some(unshifted) = self.ledger.unshifted() {
             self.apply_blocks(unshifted, matches, &mut outputs);
         } else {
@@ -686,6 +695,18 @@ fn record(outputs: &mut MatchOutputs<'_>, i: usize, [before_a, before_b, after_a
     }
     if let Some(out) = outputs.expected_a.as_deref_mut() {
         out[i] = expected() as f32;
+    }
+}
+
+/// Writes a period match's outputs for one side (`is_a`): the game's share of the change,
+/// and A's expected score when given.
+fn record_period(outputs: &mut MatchOutputs<'_>, i: usize, is_a: bool, change: f64, expected_a: Option<f64>) {
+    let side = if is_a { outputs.delta_a.as_deref_mut() } else { outputs.delta_b.as_deref_mut() };
+    if let Some(out) = side {
+        out[i] = change as f32;
+    }
+    if let (Some(out), Some(expected)) = (outputs.expected_a.as_deref_mut(), expected_a) {
+        out[i] = expected as f32;
     }
 }
 

@@ -192,7 +192,7 @@ impl Pool {
         let Self { ledger, players, rules, .. } = self;
         ledger.rebase(rules.config.zero_sum_total, players.iter_mut().map(|p| &mut p.rating));
         let config = &self.rules.config;
-        let (default_keep, rounding, floor) = (config.season_reset.keep, config.rounding, self.rules.floor);
+        let (default_keep, rounding, floor) = (config.season_reset.keep, self.rules.rounding_rule(), self.rules.floor);
         for index in 0..self.players.len() {
             let p = self.players[index];
             let held = u32::from(p.league);
@@ -240,7 +240,7 @@ impl Pool {
         }
         let stop = decay.stop(self.anchor(), &self.rules.config.leagues);
         let (grace, margin) = (decay.grace_days * SECONDS_PER_DAY, self.rules.config.demotion_margin);
-        let rounding = self.rules.config.rounding;
+        let rounding = self.rules.rounding_rule();
         self.keep_sum();
         let mut moved_count = 0;
         for index in 0..self.players.len() {

@@ -22,6 +22,14 @@ namespace RankingElo.Ladder
         /// </summary>
         public bool Provisional { get; private set; }
 
+        /// <summary>
+        /// Whether the match this report answers is held for its rating period (a ladder with
+        /// the <c>rating_periods</c> option): <see cref="State"/> is then the player's state
+        /// before the match, and the period's end rates it with the period's other games. Show
+        /// it as "rated when the period ends".
+        /// </summary>
+        public bool Held { get; private set; }
+
         internal static LadderPlayer Read(object json)
         {
             var o = LadderJson.Object(json, "a player");
@@ -46,6 +54,7 @@ namespace RankingElo.Ladder
                 State = state,
                 Rank = o.ContainsKey("rank") ? LadderJson.Long(o, "rank") : 0,
                 Provisional = o.ContainsKey("provisional") && LadderJson.Bool(o, "provisional"),
+                Held = o.ContainsKey("held") && LadderJson.Bool(o, "held"),
             };
         }
     }

@@ -261,6 +261,65 @@ namespace RankingElo.Tests
             StringAssert.Contains("max_distance", Assert.Throws<EloArgumentException>(() => new Matchmaker(bad)).Message);
         }
 
+        /// <summary>
+        /// FIDE's rules from code equal the configuration reference's JSON, and a rating period
+        /// reproduces FIDE's published calculation (id 2016192, period 2025-12-01: 2813 with K 10,
+        /// 0 + 0 + 0.04 + 0.07 - 0.36 = -0.25, times 10 is -2.5, rounded once to -3).
+        /// </summary>
+        [Test]
+        public void FidesRulesRateAPeriodAsFidePublishedIt()
+        {
+            var settings = new EloSettings
+            {
+                ExpectedScore = ExpectedScoreModel.FideTable(),
+                MaxRatingDifference = 400,
+                MaxRatingDifferenceExemptFrom = 2650,
+                KPolicy = KPolicy.Fide(true),
+                Rounding = Rounding.HalfAwayFromZero,
+            };
+            const string json = @"{""expected_score"": {""model"": ""fide_table""}, ""max_rating_difference"": 400, ""max_rating_difference_exempt_from"": 2650,
+                ""k_policy"": {""policy"": ""fide"", ""period_rule"": true}, ""rounding"": ""half_away_from_zero""}";
+            using (var fromCode = new EloRules(settings))
+            using (var rules = EloRules.FromJson(json))
+            using (var pool = new RatingPool(rules))
+            {
+                Assert.AreEqual(rules.ToJson(), fromCode.ToJson());
+                var players = new PlayerState[6];
+                float[] ratings = { 2813, 1787, 2025, 2310, 2400, 2505 };
+                for (int i = 0; i < players.Length; i++)
+                {
+                    players[i] = rules.NewPlayer();
+                    players[i].Rating = ratings[i];
+                    players[i].GamesPlayed = 100;
+                    players[i].HasReached2400 = ratings[i] >= 2400;
+                }
+                pool.AddPlayers(players);
+                float[] deltaA = new float[5], expectedA = new float[5];
+                pool.RatePeriod(new[] { 0, 0, 0, 0, 0 }, new[] { 1, 2, 3, 4, 5 }, new[] { 1f, 1f, 1f, 1f, 0.5f }, deltaA, null, expectedA);
+                Assert.AreEqual(2810f, pool[0].Rating);
+                CollectionAssert.AreEqual(new[] { 0f, 0f, 0.4f, 0.7f, -3.6f }, deltaA);
+                // The two opponents more than 400 points away: 1.00 and .96 for the 2813 player (exempt).
+                Assert.AreEqual(1f, expectedA[0]);
+                Assert.AreEqual(0.96f, expectedA[2]);
+                var bad = Assert.Throws<EloIndexOutOfRangeException>(() => pool.RatePeriod(new[] { 0, 1 }, new[] { 1, 9 }, new[] { 1f, 1f }));
+                StringAssert.StartsWith("matches[1]", bad.Message);
+                Assert.AreEqual(2810f, pool[0].Rating, "a bad period changes nothing");
+            }
+            // The rounding target: from 1656.5 a change of -10.02 gives 1646.5 (the change
+            // rounded) or 1646 (the rating rounded).
+            var target = new EloSettings { ExpectedScore = ExpectedScoreModel.FideTable(), KPolicy = KPolicy.Constant(20.04), Rounding = Rounding.HalfAwayFromZero };
+            using (var change = new EloRules(target))
+            {
+                Assert.AreEqual(1646.5f, change.Rate(1656.5f, 1656.5f, 0f).A);
+            }
+            target.RoundingTarget = RoundingTarget.Rating;
+            using (var rating = new EloRules(target))
+            {
+                Assert.AreEqual(1646f, rating.Rate(1656.5f, 1656.5f, 0f).A);
+                StringAssert.Contains(@"""rounding_target"": ""rating""", rating.ToJson());
+            }
+        }
+
         [Test]
         public void PublicErrorCodesMirrorTheNativeOnes()
         {

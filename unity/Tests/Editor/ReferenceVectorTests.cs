@@ -27,6 +27,15 @@ namespace RankingElo.Tests
             Assert.Greater(ReferenceVectorReplay.Replay(File.ReadAllText(path)), 600);
         }
 
+        /// <summary>FIDE's table, the rounding target and rating periods have the Rust bits (a file of their own).</summary>
+        [Test]
+        public void FideVectorsHaveTheRustBits()
+        {
+            string path = Path.Combine(Path.GetDirectoryName(VectorFile()), "RankingEloFideVectors.txt");
+            Assert.IsTrue(File.Exists(path), "FIDE vectors not found at " + path);
+            Assert.Greater(ReferenceVectorReplay.Replay(File.ReadAllText(path)), 500);
+        }
+
         /// <summary>Team and free-for-all ratings equal the values computed independently of the engine (tools/reference/team_vectors.py).</summary>
         [Test]
         public void TeamAndFreeForAllRatingsMatchTheIndependentReference()

@@ -78,6 +78,12 @@ namespace RankingElo.Tests
             Assert.IsTrue(settings.ExpectedScore.FollowKind());
             Assert.AreEqual(200.0, settings.ExpectedScore.Parameter);
             Assert.IsFalse(settings.ExpectedScore.FollowKind(), "nothing to follow twice");
+            // FIDE's table has no parameter: the Inspector's field goes to 0, and the JSON has none.
+            kind.SetValue(settings.ExpectedScore, ExpectedScoreKind.FideTable);
+            Assert.IsTrue(settings.ExpectedScore.FollowKind());
+            Assert.AreEqual(0.0, settings.ExpectedScore.Parameter);
+            Assert.IsNull(settings.Validate(), "FIDE's table is valid");
+            StringAssert.Contains("\"expected_score\":{\"model\":\"fide_table\"}", settings.ToJson());
             // An asset saved before: its parameter stays.
             ExpectedScoreModel old = ExpectedScoreModel.Linear(0.002);
             parameterKind.SetValue(old, -1);
@@ -85,7 +91,11 @@ namespace RankingElo.Tests
             Assert.AreEqual(0.002, old.Parameter);
             foreach (ExpectedScoreKind each in Enum.GetValues(typeof(ExpectedScoreKind)))
             {
-                Assert.AreEqual(ExpectedScoreModel.DefaultParameter(each), (each == ExpectedScoreKind.Linear ? ExpectedScoreModel.Linear() : each == ExpectedScoreKind.Normal ? ExpectedScoreModel.Normal() : ExpectedScoreModel.Logistic()).Parameter);
+                ExpectedScoreModel made = each == ExpectedScoreKind.Linear ? ExpectedScoreModel.Linear()
+                    : each == ExpectedScoreKind.Normal ? ExpectedScoreModel.Normal()
+                    : each == ExpectedScoreKind.FideTable ? ExpectedScoreModel.FideTable()
+                    : ExpectedScoreModel.Logistic();
+                Assert.AreEqual(ExpectedScoreModel.DefaultParameter(each), made.Parameter);
             }
         }
 

@@ -25,6 +25,14 @@ namespace RankingElo.Tests
         }
 
         [Test]
+        public void ThisDeviceComputesTheFideReferenceBits()
+        {
+            var vectors = Resources.Load<TextAsset>(ReferenceVectorReplay.FideResourceName);
+            Assert.IsNotNull(vectors, ReferenceVectorReplay.FideResourceName + " is missing from the test build (DeviceVectorsSetup copies it there)");
+            Assert.Greater(ReferenceVectorReplay.Replay(vectors.text), 500);
+        }
+
+        [Test]
         public void ThisDeviceComputesTheTeamReferenceRatings()
         {
             var vectors = Resources.Load<TextAsset>(ReferenceVectorReplay.TeamResourceName);

@@ -22,7 +22,7 @@ namespace RankingElo.Tests
 #if UNITY_EDITOR
             string resources = Path.Combine(Folder, "Resources");
             Directory.CreateDirectory(resources);
-            foreach (string name in new[] { ReferenceVectorReplay.ResourceName, ReferenceVectorReplay.TeamResourceName })
+            foreach (string name in new[] { ReferenceVectorReplay.ResourceName, ReferenceVectorReplay.TeamResourceName, ReferenceVectorReplay.FideResourceName })
             {
                 string source = Path.GetFullPath("Packages/com.rankingelo.engine/Tests/Runtime/Vectors~/" + name + ".txt");
                 File.Copy(source, Path.Combine(resources, name + ".txt"), true);

@@ -19,6 +19,9 @@ namespace RankingElo.Tests
         /// <summary>The resource name of the team and free-for-all vectors (computed independently of the engine).</summary>
         public const string TeamResourceName = "RankingEloTeamVectors";
 
+        /// <summary>The resource name of the FIDE vectors (FIDE's table, the rounding target, rating periods).</summary>
+        public const string FideResourceName = "RankingEloFideVectors";
+
         /// <summary>Checks every team and free-for-all line of <paramref name="text"/>; returns how many were checked.</summary>
         /// <param name="text">The team vectors file's content.</param>
         /// <returns>The number of matches checked.</returns>
@@ -115,6 +118,9 @@ namespace RankingElo.Tests
                         case "expected":
                             Assert.AreEqual(f[4], Hex(configs[f[1]].ExpectedScore(Float(f[2]), Float(f[3]))), line);
                             break;
+                        case "period":
+                            ReplayPeriod(configs[f[1]], f, line);
+                            break;
                         case "mirror":
                         {
                             float a = Float(f[1]), b = Float(f[2]), k = Float(f[3]);
@@ -136,6 +142,37 @@ namespace RankingElo.Tests
                 foreach (EloRules rules in configs.Values) rules.Dispose();
             }
             return checkedCount;
+        }
+
+        /// <summary>A <c>period</c> line: four new players with the listed ratings rate six matches as one period.</summary>
+        private static void ReplayPeriod(EloRules rules, string[] f, string line)
+        {
+            const int players = 4, matches = 6;
+            using (var pool = new RatingPool(rules))
+            {
+                var states = new PlayerState[players];
+                for (int p = 0; p < players; p++)
+                {
+                    states[p] = rules.NewPlayer();
+                    states[p].Rating = Float(f[2 + p]);
+                }
+                pool.AddPlayers(states);
+                int[] a = new int[matches], b = new int[matches];
+                float[] s = new float[matches];
+                for (int m = 0; m < matches; m++)
+                {
+                    a[m] = int.Parse(f[2 + players + 3 * m], CultureInfo.InvariantCulture);
+                    b[m] = int.Parse(f[3 + players + 3 * m], CultureInfo.InvariantCulture);
+                    s[m] = Float(f[4 + players + 3 * m]);
+                }
+                pool.RatePeriod(a, b, s);
+                float[] ratings = new float[players];
+                pool.GetRatings(ratings);
+                for (int p = 0; p < players; p++)
+                {
+                    Assert.AreEqual(f[2 + players + 3 * matches + p], Hex(ratings[p]), line + " (player " + p + ")");
+                }
+            }
         }
 
         private static float Float(string hex)

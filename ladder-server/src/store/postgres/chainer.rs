@@ -123,7 +123,7 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
     let rows = c
         .query(
             "SELECT seq, kind, match_id, time, inputs, joined, xmin::text::bigint, pg_snapshot_xmin(pg_current_snapshot())::text::bigint, \
-             CASE WHEN kind = 'decay' THEN results END \
+             CASE WHEN kind IN ('decay', 'pair') THEN results END \
              FROM journal WHERE ladder_id = $1 AND hash IS NULL ORDER BY seq LIMIT $2",
             &[&ladder, &PAGE],
         )
@@ -140,6 +140,7 @@ async fn chain_ladder(c: &Client, ladder: i64) -> Result<bool, tokio_postgres::E
             inputs: r.get(4),
             joined: serde_json::from_str(r.get::<_, &str>(5)).unwrap_or_default(),
             decayed_through: Unchained::decayed_through(r.get(1), r.get(8)),
+            held: Unchained::held(r.get(1), r.get(8)),
         })
         .collect();
     if entries.is_empty() {

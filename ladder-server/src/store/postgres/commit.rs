@@ -452,7 +452,12 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
             // Row ids are the match's positions here; the slots hold the real ones.
             rows.insert((*name).to_owned(), PlayerRow { id: position as i64, name: (*name).to_owned(), state });
         }
-        match apply_match(&ladder.rules, zero_sum.as_mut(), &rows, &pending.request, now) {
+        let rated = if ladder.options.rating_periods {
+            crate::periods::hold_match(zero_sum.as_ref(), &rows, &pending.request)
+        } else {
+            apply_match(&ladder.rules, zero_sum.as_mut(), &rows, &pending.request, now)
+        };
+        match rated {
             Ok(applied) => {
                 for (position, state) in applied.writes {
                     let name = names[usize::try_from(position).unwrap_or(0)];

@@ -213,7 +213,11 @@ fn add_match(
         // Row ids are the match's positions here; the slots hold the real ones.
         rows.insert((*name).to_owned(), PlayerRow { id: i64::try_from(position).unwrap_or(i64::MAX), name: (*name).to_owned(), state });
     }
-    let applied = apply_match(&ladder.rules, working.as_mut(), &rows, request, line.time)?;
+    let applied = if ladder.options.rating_periods {
+        crate::periods::hold_match(working.as_ref(), &rows, request)?
+    } else {
+        apply_match(&ladder.rules, working.as_mut(), &rows, request, line.time)?
+    };
     for (position, state) in applied.writes {
         let name = names[usize::try_from(position).unwrap_or(0)];
         slots.entry(name.to_owned()).and_modify(|slot| slot.state = state).or_insert(Slot { id: None, state, read: None });

@@ -39,7 +39,7 @@ impl crate::store::LaddersStore for PgStore {
             let statement = conn
                 .prepare(
                     "SELECT l.name, l.players, l.season, coalesce((SELECT max(j.seq) FROM journal j WHERE j.ladder_id = l.id), 0) AS last_seq, \
-                     l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config \
+                     l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config, l.schedule_period_end, l.next_period_end \
                      FROM ladders l WHERE $1::text IS NULL OR l.name = $1 ORDER BY l.name",
                 )
                 .await?;
@@ -51,8 +51,8 @@ impl crate::store::LaddersStore for PgStore {
                     players: r.get("players"),
                     season: r.get("season"),
                     last_seq: r.get("last_seq"),
-                    schedule: ScheduleView { season_end: r.get("schedule_season_end"), decay: r.get("schedule_decay") },
-                    next: NextTimes { season_end: r.get("next_season_end"), decay: r.get("next_decay") },
+                    schedule: ScheduleView { season_end: r.get("schedule_season_end"), decay: r.get("schedule_decay"), period_end: r.get("schedule_period_end") },
+                    next: NextTimes { season_end: r.get("next_season_end"), decay: r.get("next_decay"), period_end: r.get("next_period_end") },
                     next_config_json: r.get("next_config"),
                 })
                 .collect())
@@ -87,8 +87,8 @@ impl crate::store::LaddersStore for PgStore {
             let conn = self.pool().get().await?;
             conn.client
                 .execute(
-                    "UPDATE ladders SET schedule_season_end = $2, schedule_decay = $3, next_season_end = $4, next_decay = $5 WHERE id = $1",
-                    &[&ladder.id, &schedule.season_end, &schedule.decay, &next.season_end, &next.decay],
+                    "UPDATE ladders SET schedule_season_end = $2, schedule_decay = $3, next_season_end = $4, next_decay = $5, schedule_period_end = $6, next_period_end = $7 WHERE id = $1",
+                    &[&ladder.id, &schedule.season_end, &schedule.decay, &next.season_end, &next.decay, &schedule.period_end, &next.period_end],
                 )
                 .await?;
             Ok(())
@@ -98,16 +98,14 @@ impl crate::store::LaddersStore for PgStore {
     fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
         Box::pin(async move {
             let conn = self.pool().get().await?;
-            let rows = conn.client.query("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= $1 OR next_decay <= $1", &[&now]).await?;
+            let rows = conn
+                .client
+                .query("SELECT name, next_season_end, next_decay, next_period_end FROM ladders WHERE next_season_end <= $1 OR next_decay <= $1 OR next_period_end <= $1", &[&now])
+                .await?;
             let mut due = Vec::new();
             for r in rows {
-                let (name, season_end, decay): (String, Option<f64>, Option<f64>) = (r.get(0), r.get(1), r.get(2));
-                if let Some(at) = season_end.filter(|at| *at <= now) {
-                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
-                }
-                if let Some(at) = decay.filter(|at| *at <= now) {
-                    due.push((name, LadderEvent::Decay, at));
-                }
+                let name: String = r.get(0);
+                due.extend(super::super::due_events(&name, [r.get(1), r.get(2), r.get(3)], now));
             }
             Ok(due)
         })
@@ -119,6 +117,7 @@ impl crate::store::LaddersStore for PgStore {
             let sql = match event {
                 LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = $3 WHERE id = $1 AND next_season_end = $2",
                 LadderEvent::Decay => "UPDATE ladders SET next_decay = $3 WHERE id = $1 AND next_decay = $2",
+                LadderEvent::PeriodEnd => "UPDATE ladders SET next_period_end = $3 WHERE id = $1 AND next_period_end = $2",
             };
             Ok(conn.client.execute(sql, &[&ladder.id, &from, &to]).await? == 1)
         })

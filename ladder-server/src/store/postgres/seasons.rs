@@ -130,7 +130,26 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
         }
     }
     let now = model::now();
-    let outcome = match run_event(&crate::events::EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, zero_sum, decayed_through, now, season) {
+    // Every held match has committed: reports hold the ladder's lock shared, this event
+    // exclusively.
+    let mut held = Vec::new();
+    if request.event == LadderEvent::PeriodEnd {
+        let found = c
+            .query(
+                "SELECT coalesce(corrected_inputs, inputs) AS inputs, results FROM journal WHERE ladder_id = $1 AND kind = 'pair' AND NOT annulled \
+                 AND seq > coalesce((SELECT max(seq) FROM journal WHERE ladder_id = $1 AND kind = 'period_end'), 0) ORDER BY seq",
+                &[&ladder.id],
+            )
+            .await?;
+        for row in found {
+            match crate::periods::held_match(row.get("inputs"), row.get("results")) {
+                Ok(found) => held.extend(found),
+                Err(error) => return Ok(Err(error)),
+            }
+        }
+    }
+    let context = crate::events::EventContext { zero_sum, decayed_through, now, season, held: &held };
+    let outcome = match run_event(&crate::events::EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, &context) {
         Ok(outcome) => outcome,
         Err(error) => return Ok(Err(error)),
     };

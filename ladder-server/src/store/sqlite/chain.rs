@@ -28,7 +28,7 @@ pub(super) fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiErro
         };
         let entries: Vec<Unchained> = c
             .prepare_cached(
-                "SELECT seq, kind, match_id, time, inputs, joined, CASE WHEN kind = 'decay' THEN results END FROM journal \
+                "SELECT seq, kind, match_id, time, inputs, joined, CASE WHEN kind IN ('decay', 'pair') THEN results END FROM journal \
                  WHERE ladder_id = ?1 AND hash IS NULL ORDER BY seq LIMIT 1000",
             )?
             .query_map([ladder_id], |r| {
@@ -36,6 +36,7 @@ pub(super) fn chain_ladder(c: &Connection, ladder_id: i64) -> Result<(), ApiErro
                 Ok(Unchained {
                     seq: r.get(0)?,
                     decayed_through: Unchained::decayed_through(&kind, results.as_deref()),
+                    held: Unchained::held(&kind, results.as_deref()),
                     kind,
                     id: r.get(2)?,
                     time: r.get(3)?,

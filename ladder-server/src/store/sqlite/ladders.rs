@@ -34,7 +34,7 @@ impl crate::store::LaddersStore for SqliteStore {
         Box::pin(self.read(move |c| {
             let mut statement = c.prepare_cached(
                 "SELECT l.name, l.players, l.season, coalesce((SELECT j.seq FROM journal j WHERE j.ladder_id = l.id AND j.hash IS NOT NULL ORDER BY j.seq DESC LIMIT 1), 0), \
-                 l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config FROM ladders l \
+                 l.schedule_season_end, l.schedule_decay, l.next_season_end, l.next_decay, l.next_config, l.schedule_period_end, l.next_period_end FROM ladders l \
                  WHERE ?1 IS NULL OR l.name = ?1 ORDER BY l.name",
             )?;
             let rows = statement.query_map(params![only], |r| {
@@ -43,8 +43,8 @@ impl crate::store::LaddersStore for SqliteStore {
                     players: r.get(1)?,
                     season: r.get(2)?,
                     last_seq: r.get(3)?,
-                    schedule: ScheduleView { season_end: r.get(4)?, decay: r.get(5)? },
-                    next: NextTimes { season_end: r.get(6)?, decay: r.get(7)? },
+                    schedule: ScheduleView { season_end: r.get(4)?, decay: r.get(5)?, period_end: r.get(9)? },
+                    next: NextTimes { season_end: r.get(6)?, decay: r.get(7)?, period_end: r.get(10)? },
                     next_config_json: r.get(8)?,
                 })
             })?;
@@ -81,8 +81,8 @@ impl crate::store::LaddersStore for SqliteStore {
         let (id, schedule) = (ladder.id, schedule.clone());
         Box::pin(self.write(move |c| {
             c.execute(
-                "UPDATE ladders SET schedule_season_end = ?2, schedule_decay = ?3, next_season_end = ?4, next_decay = ?5 WHERE id = ?1",
-                params![id, schedule.season_end, schedule.decay, next.season_end, next.decay],
+                "UPDATE ladders SET schedule_season_end = ?2, schedule_decay = ?3, next_season_end = ?4, next_decay = ?5, schedule_period_end = ?6, next_period_end = ?7 WHERE id = ?1",
+                params![id, schedule.season_end, schedule.decay, next.season_end, next.decay, schedule.period_end, next.period_end],
             )?;
             Ok(())
         }))
@@ -90,17 +90,14 @@ impl crate::store::LaddersStore for SqliteStore {
 
     fn due<'a>(&'a self, now: f64) -> StoreFuture<'a, Vec<(String, LadderEvent, f64)>> {
         Box::pin(self.read(move |c| {
-            let mut statement = c.prepare_cached("SELECT name, next_season_end, next_decay FROM ladders WHERE next_season_end <= ?1 OR next_decay <= ?1")?;
-            let rows = statement.query_map([now], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?, r.get::<_, Option<f64>>(2)?)))?;
+            let mut statement = c.prepare_cached(
+                "SELECT name, next_season_end, next_decay, next_period_end FROM ladders WHERE next_season_end <= ?1 OR next_decay <= ?1 OR next_period_end <= ?1",
+            )?;
+            let rows = statement.query_map([now], |r| Ok((r.get::<_, String>(0)?, [r.get::<_, Option<f64>>(1)?, r.get::<_, Option<f64>>(2)?, r.get::<_, Option<f64>>(3)?])))?;
             let mut due = Vec::new();
             for row in rows {
-                let (name, season_end, decay) = row?;
-                if let Some(at) = season_end.filter(|at| *at <= now) {
-                    due.push((name.clone(), LadderEvent::SeasonEnd, at));
-                }
-                if let Some(at) = decay.filter(|at| *at <= now) {
-                    due.push((name, LadderEvent::Decay, at));
-                }
+                let (name, times) = row?;
+                due.extend(super::super::due_events(&name, times, now));
             }
             Ok(due)
         }))
@@ -112,6 +109,7 @@ impl crate::store::LaddersStore for SqliteStore {
             let sql = match event {
                 LadderEvent::SeasonEnd => "UPDATE ladders SET next_season_end = ?3 WHERE id = ?1 AND next_season_end = ?2",
                 LadderEvent::Decay => "UPDATE ladders SET next_decay = ?3 WHERE id = ?1 AND next_decay = ?2",
+                LadderEvent::PeriodEnd => "UPDATE ladders SET next_period_end = ?3 WHERE id = ?1 AND next_period_end = ?2",
             };
             Ok(c.execute(sql, params![id, from, to])? == 1)
         }))

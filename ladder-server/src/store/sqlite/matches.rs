@@ -205,7 +205,11 @@ pub(super) fn report_at(c: &Connection, ladder: &Ladder, request: &MatchRequest,
         };
         rows.insert(row.name.clone(), row);
     }
-    let applied = apply_match(&ladder.rules, zero_sum.as_mut(), &rows, request, now)?;
+    let applied = if ladder.options.rating_periods {
+        crate::periods::hold_match(zero_sum.as_ref(), &rows, request)?
+    } else {
+        apply_match(&ladder.rules, zero_sum.as_mut(), &rows, request, now)?
+    };
     for (id, state) in &applied.writes {
         write_player(c, *id, state)?;
     }

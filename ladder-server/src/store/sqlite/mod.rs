@@ -42,11 +42,11 @@ use super::{
     LadderStore, LadderSummary, NewEntry, NextTimes, PlayerWithRank, Provisional, PutOutcome, ScheduleView, SeasonSummary, StandingView, StoreFuture, JOURNAL_COLUMNS,
 };
 use crate::error::ApiError;
-use crate::events::{event_response, run_event, EventRequest, EventRules, LadderEvent};
+use crate::events::{event_response, run_event, EventContext, EventRequest, EventRules, LadderEvent};
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 13] = [
+const MIGRATIONS: [&str; 14] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -60,6 +60,7 @@ const MIGRATIONS: [&str; 13] = [
     include_str!("../../../migrations/sqlite/0011_provisional.sql"),
     include_str!("../../../migrations/sqlite/0012_tags.sql"),
     include_str!("../../../migrations/sqlite/0013_webhooks.sql"),
+    include_str!("../../../migrations/sqlite/0014_period_schedule.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with
