@@ -155,6 +155,9 @@ struct SeasonEndView<'a> {
     leagues: Vec<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     rules_changed: bool,
+    /// Held matches of the open rating period rated before the season ended (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    held_matches: Option<usize>,
 }
 
 /// A decay's journal results and response fields.
@@ -185,7 +188,8 @@ pub struct EventContext<'a> {
     pub now: f64,
     /// The current season.
     pub season: i64,
-    /// A period end's held matches (empty for the other events).
+    /// The matches held since the last period or season end, which a period end or a season
+    /// end rates (empty for decay).
     pub held: &'a [HeldMatch],
 }
 
@@ -201,6 +205,12 @@ pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow],
     let mut pool = Pool::from_stored(rules.rules.clone(), states, offset, now, decayed_through).map_err(|e| ApiError::internal(format!("stored ladder: {e}")))?;
     let (results, standings, decayed_through) = match event {
         LadderEvent::SeasonEnd => {
+            // A season end closes the open rating period first: its held matches count in the
+            // season that ends (its standings, games and wins), against the ratings they were
+            // played at.
+            if !held.is_empty() {
+                crate::periods::rate_held(&mut pool, rows, held, now)?;
+            }
             let records = pool.end_season(None);
             let mut order: Vec<usize> = (0..records.len()).collect();
             // Best first; ties to the earlier player (lower id), as the leaderboard.
@@ -226,7 +236,18 @@ pub fn run_event(rules: &EventRules<'_>, event: LadderEvent, rows: &[PlayerRow],
             if let Some(next) = rules.next {
                 pool.set_rules(next.clone());
             }
-            (json_text(&SeasonEndView { season, season_end: now, players: rows.len(), leagues, rules_changed: rules.next.is_some() }), standings, decayed_through)
+            (
+                json_text(&SeasonEndView {
+                    season,
+                    season_end: now,
+                    players: rows.len(),
+                    leagues,
+                    rules_changed: rules.next.is_some(),
+                    held_matches: (!held.is_empty()).then_some(held.len()),
+                }),
+                standings,
+                decayed_through,
+            )
         }
         LadderEvent::Decay => {
             let at = decayed_through.map_or(now, |through| now.max(through));

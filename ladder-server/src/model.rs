@@ -484,7 +484,7 @@ pub struct JournalEntry {
     /// ladder's entries are not numbered densely).
     pub seq: i64,
     /// `pair`, `team`, `free_for_all`, `import` ([`crate::import`]), `season_end`, `decay`,
-    /// `annul` or `correct`.
+    /// `period_end` ([`crate::periods`]), `annul` or `correct`.
     pub kind: String,
     /// The match id, or the id of an import, season end or decay (none for those of version
     /// 0.1).

@@ -28,14 +28,15 @@ pub struct HeldMatch {
     pub score_a: f64,
 }
 
-/// A match reported to a ladder in rating-period mode: checked as the engine would rate it,
-/// and held: every player's stored state written back unchanged (so a player who joins
-/// with the match gets a row), every view marked `held`.
+/// A match reported to a ladder in rating-period mode at `now`: checked as the engine would
+/// rate it, and held: every player's stored state written back with only `last_played`
+/// stamped (a player who plays is not inactive for decay, and one who joins with the match
+/// gets a row), every view the state before the match, marked `held`.
 ///
 /// # Errors
 /// 422 `periods_rate_pairs` for a team or free-for-all match (FIDE's and USCF's periods
 /// rate games between two players), 422 `rating_refused` for a score the engine refuses.
-pub fn hold_match(zero_sum: Option<&ZeroSum>, rows: &HashMap<String, PlayerRow>, request: &MatchRequest) -> Result<Applied, ApiError> {
+pub fn hold_match(zero_sum: Option<&ZeroSum>, rows: &HashMap<String, PlayerRow>, request: &MatchRequest, now: f64) -> Result<Applied, ApiError> {
     let Game::Pair { score_a, .. } = &request.game else {
         return Err(ApiError::invalid(
             "periods_rate_pairs",
@@ -48,7 +49,7 @@ pub fn hold_match(zero_sum: Option<&ZeroSum>, rows: &HashMap<String, PlayerRow>,
     let states: Vec<PlayerState> = names.iter().map(|name| current(&rows[*name].state, offset)).collect();
     let before = states.iter().map(|state| state.rating).collect();
     let players = names.iter().zip(states).map(|(name, state)| PlayerView { player: (*name).to_owned(), state, held: true }).collect();
-    let writes = names.iter().map(|name| (rows[*name].id, rows[*name].state)).collect();
+    let writes = names.iter().map(|name| (rows[*name].id, PlayerState { last_played: now, ..rows[*name].state })).collect();
     Ok(Applied { players, writes, before })
 }
 

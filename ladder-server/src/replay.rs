@@ -20,7 +20,8 @@ use crate::periods::{held_match, hold_match, HeldMatch};
 pub struct StoredEntry {
     /// Its seq.
     pub seq: i64,
-    /// `pair`, `team`, `free_for_all`, `import`, `season_end`, `decay`, `annul` or `correct`.
+    /// `pair`, `team`, `free_for_all`, `import`, `season_end`, `decay`, `period_end`, `annul`
+    /// or `correct`.
     pub kind: String,
     /// Server time of the entry.
     pub time: f64,
@@ -106,8 +107,13 @@ impl Rebuild {
                     return Err(broken("a player of the match never joined"));
                 }
                 if let Some(held) = held_match(&entry.inputs, &entry.results)? {
-                    let applied = hold_match(self.zero_sum.as_ref(), &self.rows, &request)?;
+                    let applied = hold_match(self.zero_sum.as_ref(), &self.rows, &request, entry.time)?;
                     self.held.push(held);
+                    for (name, (_, state)) in request.players().iter().zip(&applied.writes) {
+                        if let Some(row) = self.rows.get_mut(*name) {
+                            row.state = *state;
+                        }
+                    }
                     let history = request.players().iter().zip(&applied.before).map(|(name, before)| ((*name).to_owned(), *before, *before)).collect();
                     return Ok(Step { results: Some(model::results_json(&applied.players)), history, standings: None });
                 }
@@ -145,7 +151,7 @@ impl Rebuild {
                     Some(rules) if event == LadderEvent::SeasonEnd => Some(ranking_elo::Config::from_json(&rules.to_string()).map_err(|e| broken(&format!("next rules: {e}")))?),
                     _ => None,
                 };
-                let held = if event == LadderEvent::PeriodEnd { std::mem::take(&mut self.held) } else { Vec::new() };
+                let held = if matches!(event, LadderEvent::PeriodEnd | LadderEvent::SeasonEnd) { std::mem::take(&mut self.held) } else { Vec::new() };
                 let context = EventContext { zero_sum: self.zero_sum, decayed_through: self.decayed_through, now: time, season: self.season, held: &held };
                 let outcome = run_event(&EventRules { rules: &self.rules, next: next.as_ref() }, event, &rows, &context)?;
                 if let Some(next) = next {

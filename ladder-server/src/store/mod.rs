@@ -231,7 +231,8 @@ pub struct NextTimes {
 #[must_use]
 pub fn due_events(name: &str, [season_end, decay, period_end]: [Option<f64>; 3], now: f64) -> Vec<(String, crate::events::LadderEvent, f64)> {
     use crate::events::LadderEvent;
-    [(season_end, LadderEvent::SeasonEnd), (decay, LadderEvent::Decay), (period_end, LadderEvent::PeriodEnd)]
+    // A period end first: a season end at the same time finds its matches rated.
+    [(period_end, LadderEvent::PeriodEnd), (season_end, LadderEvent::SeasonEnd), (decay, LadderEvent::Decay)]
         .into_iter()
         .filter_map(|(at, event)| at.filter(|at| *at <= now).map(|at| (name.to_owned(), event, at)))
         .collect()

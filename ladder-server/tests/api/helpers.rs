@@ -643,7 +643,8 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
         let is_held = entry["results"][0]["held"] == Value::Bool(true);
         match kind {
             "pair" if is_held => {
-                // Held for its period: nothing changes until the period ends.
+                // Held for its period: nothing but the time played changes until the period
+                // (or the season) ends.
                 let outcome = Outcome::from_score(c_score(&inputs["score_a"])).expect("outcome");
                 held.push(Match::new(players[0], players[1], outcome));
             }
@@ -672,6 +673,12 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
                 pool.apply_placements(&[PlacementMatch { entrants: &players, places: &places }]).expect("pool placements");
             }
             "season_end" => {
+                // A season end closes the open rating period first.
+                if !held.is_empty() {
+                    pool.rate_period(&held, None).expect("rate_period");
+                    assert_eq!(entry["results"]["held_matches"].as_u64(), Some(held.len() as u64), "seq {seq}: the held matches the season end rated");
+                    held.clear();
+                }
                 let records = pool.end_season(None);
                 assert_eq!(entry["results"]["players"].as_u64(), Some(records.len() as u64));
                 // The kept standings: the engine's records, best first (ties to the earlier
@@ -728,6 +735,14 @@ pub fn verify_replay(app: &TestApp, ladder: &str, config: &str) -> Replay {
                 if !zero_sum {
                     let pooled = pool.player(players[i]).expect("pooled");
                     assert!(same_state(&state, &pooled), "seq {seq}: {name}: server {state:?}, engine pool {pooled:?}");
+                }
+            }
+            // A held match's answer shows the states before it; the stored states have the
+            // time played.
+            if is_held && kind == "pair" {
+                for &i in &players {
+                    let state = pool.player(i).expect("player");
+                    pool.set_player(i, PlayerState { last_played: time, ..state }).expect("set_player");
                 }
             }
         }

@@ -199,6 +199,24 @@ fn amendments_rerate_the_periods_they_touch(backend: Backend) {
     let ended = app.ok("POST", "/v1/ladders/amend/periods/end", &app.admin, Some(r#"{"id":"p2"}"#));
     assert_eq!(ended["matches"].as_u64(), Some(9), "{ended}");
     verify_replay(&app, "amend", FIDE);
+    // A season end closes the open period first: its held matches count in the season that
+    // ends, against the ratings they were played at, and are not rated again.
+    for i in 40..43 {
+        app.ok("POST", "/v1/ladders/amend/matches", &app.report, Some(&pair(&mut rng, &format!("m{i}"))));
+    }
+    let season = app.ok("POST", "/v1/ladders/amend/seasons/end", &app.admin, Some(r#"{"id":"s1"}"#));
+    assert_eq!(season["held_matches"].as_u64(), Some(3), "{season}");
+    let after = app.ok("POST", "/v1/ladders/amend/periods/end", &app.admin, Some(r#"{"id":"p3"}"#));
+    assert_eq!(after["matches"].as_u64(), Some(0), "{after}");
+    // Decay does not take a player whose games are held for inactive: the hold stamps the
+    // time played.
+    let played = |app: &TestApp| app.ok("GET", "/v1/ladders/amend/players/p0", &app.read, None)["last_played"].as_f64().unwrap();
+    let before = played(&app);
+    std::thread::sleep(Duration::from_millis(20));
+    let held = app.ok("POST", "/v1/ladders/amend/matches", &app.report, Some(r#"{"id":"late","a":"p0","b":"p1","score_a":1}"#));
+    assert_eq!(held["players"][0]["last_played"].as_f64(), Some(before), "the answer shows the state before the match: {held}");
+    assert!(played(&app) > before, "the stored state has the time played");
+    verify_replay(&app, "amend", FIDE);
 }
 
 /// A pair match between two of eight players: a win, a draw or a loss.

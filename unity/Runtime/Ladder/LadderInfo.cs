@@ -45,6 +45,12 @@ namespace RankingElo.Ladder
         /// <summary>When the scheduled decay runs next (UTC), or null without a schedule.</summary>
         public DateTimeOffset? NextDecay { get; private set; }
 
+        /// <summary>When the server ends rating periods by itself (a ladder with rating periods: its held matches are rated then): a five-field cron expression in UTC, or null.</summary>
+        public string PeriodEndSchedule { get; private set; }
+
+        /// <summary>When the scheduled rating period ends next (UTC; "rated in 2 days"), or null without a schedule.</summary>
+        public DateTimeOffset? NextPeriodEnd { get; private set; }
+
         internal void ReadSummary(Dictionary<string, object> o)
         {
             Name = LadderJson.String(o, "name");
@@ -56,12 +62,14 @@ namespace RankingElo.Ladder
             {
                 SeasonEndSchedule = LadderJson.String(schedule, "season_end");
                 DecaySchedule = LadderJson.String(schedule, "decay");
+                PeriodEndSchedule = LadderJson.String(schedule, "period_end");
             }
             var next = LadderJson.OptionalObject(o, "next");
             if (next != null)
             {
                 NextSeasonEnd = LadderJson.OptionalTime(next, "season_end");
                 NextDecay = LadderJson.OptionalTime(next, "decay");
+                NextPeriodEnd = LadderJson.OptionalTime(next, "period_end");
             }
         }
 

@@ -123,7 +123,7 @@ namespace RankingElo.Ladder
         /// <summary>The entry's position in the journal (shared by all the server's ladders, so a ladder's values have gaps).</summary>
         public long Seq;
 
-        /// <summary>What it was: <c>pair</c>, <c>team</c>, <c>free_for_all</c>, <c>import</c> (the player as the server's import brought them in), <c>season_end</c> or <c>decay</c>.</summary>
+        /// <summary>What it was: <c>pair</c>, <c>team</c>, <c>free_for_all</c>, <c>import</c> (the player as the server's import brought them in), <c>season_end</c>, <c>decay</c> or <c>period_end</c> (the end of a rating period that rated the player's held games).</summary>
         public string Kind;
 
         /// <summary>The match's or the event's id, or null when the entry has none.</summary>

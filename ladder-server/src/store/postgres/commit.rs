@@ -269,7 +269,7 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
         )
         .await?;
     let lock_players = conn.prepare(LOCK_PLAYERS).await?;
-    let seasons = conn.prepare("SELECT id, season, config, provisional_games FROM ladders WHERE id = ANY($1)").await?;
+    let seasons = conn.prepare("SELECT id, season, config, provisional_games, rating_periods FROM ladders WHERE id = ANY($1)").await?;
     let update_players = conn.prepare(UPDATE_PLAYERS).await?;
     let update_zero_sum = conn
         .prepare(
@@ -332,9 +332,12 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
     let mut current: HashMap<i64, Arc<Ladder>> = HashMap::new();
     // Each ladder's provisional_games (for the rank counts of provisional players).
     let mut provisional: HashMap<i64, i64> = HashMap::new();
+    // Each ladder's option rating_periods as it is now (the cached options may be seconds old).
+    let mut held_by: HashMap<i64, bool> = HashMap::new();
     for row in &season_rows? {
         let (id, season): (i64, i64) = (row.get(0), row.get(1));
         provisional.insert(id, row.get(3));
+        held_by.insert(id, row.get(4));
         if let Some(pending) = batch.iter().find(|p| p.ladder.id == id && p.ladder.season != season) {
             match crate::store::stored_rules(row.get(2)) {
                 Ok(rules) => {
@@ -452,8 +455,8 @@ async fn batch_once(conn: &mut super::Conn, batch: &[Pending], front: Option<Fro
             // Row ids are the match's positions here; the slots hold the real ones.
             rows.insert((*name).to_owned(), PlayerRow { id: position as i64, name: (*name).to_owned(), state });
         }
-        let rated = if ladder.options.rating_periods {
-            crate::periods::hold_match(zero_sum.as_ref(), &rows, &pending.request)
+        let rated = if held_by.get(&ladder.id).copied().unwrap_or(ladder.options.rating_periods) {
+            crate::periods::hold_match(zero_sum.as_ref(), &rows, &pending.request, now)
         } else {
             apply_match(&ladder.rules, zero_sum.as_mut(), &rows, &pending.request, now)
         };

@@ -214,7 +214,7 @@ fn add_match(
         rows.insert((*name).to_owned(), PlayerRow { id: i64::try_from(position).unwrap_or(i64::MAX), name: (*name).to_owned(), state });
     }
     let applied = if ladder.options.rating_periods {
-        crate::periods::hold_match(working.as_ref(), &rows, request)?
+        crate::periods::hold_match(working.as_ref(), &rows, request, line.time)?
     } else {
         apply_match(&ladder.rules, working.as_mut(), &rows, request, line.time)?
     };

@@ -64,7 +64,7 @@ impl crate::store::LaddersStore for PgStore {
             let _turn = self.shared.turn(ladder.id).await;
             let mut conn = self.pool().get().await?;
             conn.in_transaction = true;
-            let result = set_options_once(&conn.client, ladder.id, &options.to_json(), i64::from(options.provisional_games)).await;
+            let result = set_options_once(&conn.client, ladder.id, &options.to_json(), i64::from(options.provisional_games), options.rating_periods).await;
             if result.is_err() {
                 conn.rollback().await;
             } else {
@@ -127,12 +127,12 @@ impl crate::store::LaddersStore for PgStore {
 /// The options in one transaction holding the ladder's lock (the committers leave the
 /// ladder's reports waiting meanwhile): a new `provisional_games` recounts the provisional
 /// players' rank buckets (levels 2 and 3), the ladder's and its tags'.
-async fn set_options_once(c: &Client, ladder: i64, options_json: &str, provisional: i64) -> Result<(), tokio_postgres::Error> {
+async fn set_options_once(c: &Client, ladder: i64, options_json: &str, provisional: i64, periods: bool) -> Result<(), tokio_postgres::Error> {
     let key = i32::try_from(ladder).unwrap_or(i32::MAX);
     c.batch_execute("BEGIN").await?;
     c.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &key]).await?;
     let before: i64 = c.query_one("SELECT provisional_games FROM ladders WHERE id = $1 FOR NO KEY UPDATE", &[&ladder]).await?.get(0);
-    c.execute("UPDATE ladders SET options = $2, provisional_games = $3 WHERE id = $1", &[&ladder, &options_json, &provisional]).await?;
+    c.execute("UPDATE ladders SET options = $2, provisional_games = $3, rating_periods = $4 WHERE id = $1", &[&ladder, &options_json, &provisional, &periods]).await?;
     if before != provisional {
         c.execute("DELETE FROM rank_buckets WHERE ladder_id = $1 AND level >= 2", &[&ladder]).await?;
         c.execute(

@@ -46,7 +46,7 @@ use crate::events::{event_response, run_event, EventRequest, LadderEvent};
 use crate::model::{self, view, MatchRequest, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 14] = [
+const MIGRATIONS: [&str; 15] = [
     include_str!("../../../migrations/postgres/0001_ladders.sql"),
     include_str!("../../../migrations/postgres/0002_operations.sql"),
     include_str!("../../../migrations/postgres/0003_rank_buckets.sql"),
@@ -61,6 +61,7 @@ const MIGRATIONS: [&str; 14] = [
     include_str!("../../../migrations/postgres/0012_tags.sql"),
     include_str!("../../../migrations/postgres/0013_webhooks.sql"),
     include_str!("../../../migrations/postgres/0014_period_schedule.sql"),
+    include_str!("../../../migrations/postgres/0015_rating_periods.sql"),
 ];
 
 /// The players above player row `p` (see [`super::ranks`]) on the whole board: the coarse

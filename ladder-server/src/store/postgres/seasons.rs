@@ -133,11 +133,12 @@ async fn ladder_event_once(c: &Client, ladder: &Ladder, request: &EventRequest) 
     // Every held match has committed: reports hold the ladder's lock shared, this event
     // exclusively.
     let mut held = Vec::new();
-    if request.event == LadderEvent::PeriodEnd {
+    if matches!(request.event, LadderEvent::PeriodEnd | LadderEvent::SeasonEnd) {
         let found = c
             .query(
-                "SELECT coalesce(corrected_inputs, inputs) AS inputs, results FROM journal WHERE ladder_id = $1 AND kind = 'pair' AND NOT annulled \
-                 AND seq > coalesce((SELECT max(seq) FROM journal WHERE ladder_id = $1 AND kind = 'period_end'), 0) ORDER BY seq",
+                "SELECT coalesce(corrected_inputs, inputs) AS inputs, results FROM journal \
+                 WHERE ladder_id = $1 AND kind = 'pair' AND results LIKE '%\"held\":true%' AND NOT annulled \
+                 AND seq > coalesce((SELECT max(seq) FROM journal WHERE ladder_id = $1 AND kind IN ('period_end', 'season_end')), 0) ORDER BY seq",
                 &[&ladder.id],
             )
             .await?;

@@ -53,10 +53,10 @@ impl crate::store::LaddersStore for SqliteStore {
     }
 
     fn set_options<'a>(&'a self, ladder: &'a Ladder, options: &'a crate::ladder::LadderOptions) -> StoreFuture<'a, ()> {
-        let (id, options_json, provisional) = (ladder.id, options.to_json(), i64::from(options.provisional_games));
+        let (id, options_json, provisional, periods) = (ladder.id, options.to_json(), i64::from(options.provisional_games), options.rating_periods);
         Box::pin(self.write_ladder(id, move |c| {
             let before: i64 = c.prepare_cached("SELECT provisional_games FROM ladders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
-            c.execute("UPDATE ladders SET options = ?2, provisional_games = ?3 WHERE id = ?1", params![id, options_json, provisional])?;
+            c.execute("UPDATE ladders SET options = ?2, provisional_games = ?3, rating_periods = ?4 WHERE id = ?1", params![id, options_json, provisional, periods])?;
             if before != provisional {
                 // The provisional players counted afresh under the new threshold.
                 c.prepare_cached("DELETE FROM rank_buckets WHERE ladder_id = ?1 AND level >= 2")?.execute([id])?;

@@ -152,14 +152,17 @@ impl crate::store::MatchesStore for SqliteStore {
 const HISTORY_LINES: &str = "SELECT e.seq, p.name, e.rating_before, e.rating_after FROM player_entries e JOIN players p ON p.id = e.player_id \
      WHERE e.seq > ?2 AND e.seq <= ?3 AND e.ladder_id = ?1 ORDER BY e.seq, p.name";
 
-/// The ladder as its season is now, when a season end brought in other rules since this
-/// server cached it (`None`: the cached one is current).
+/// The ladder as its season and its option `rating_periods` are now, when a season end
+/// brought in other rules or the option changed since this server cached it (`None`: the
+/// cached one is current).
 pub(super) fn season_moved(c: &Connection, ladder: &Ladder) -> Result<Option<Ladder>, ApiError> {
-    let (season, config): (i64, String) = c.prepare_cached("SELECT season, config FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    if season == ladder.season {
+    let (season, config, periods): (i64, String, bool) =
+        c.prepare_cached("SELECT season, config, rating_periods FROM ladders WHERE id = ?1")?.query_row([ladder.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    if season == ladder.season && periods == ladder.options.rating_periods {
         return Ok(None);
     }
-    Ok(Some(Ladder { rules: stored_rules(&config)?, config_json: config, season, ..ladder.clone() }))
+    let options = crate::ladder::LadderOptions { rating_periods: periods, ..ladder.options.clone() };
+    Ok(Some(Ladder { rules: stored_rules(&config)?, config_json: config, season, options, ..ladder.clone() }))
 }
 
 /// One match in the writer's transaction (see the module documentation).
@@ -206,7 +209,7 @@ pub(super) fn report_at(c: &Connection, ladder: &Ladder, request: &MatchRequest,
         rows.insert(row.name.clone(), row);
     }
     let applied = if ladder.options.rating_periods {
-        crate::periods::hold_match(zero_sum.as_ref(), &rows, request)?
+        crate::periods::hold_match(zero_sum.as_ref(), &rows, request, now)?
     } else {
         apply_match(&ladder.rules, zero_sum.as_mut(), &rows, request, now)?
     };

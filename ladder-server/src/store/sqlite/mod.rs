@@ -46,7 +46,7 @@ use crate::events::{event_response, run_event, EventContext, EventRequest, Event
 use crate::model::{self, apply_match, joining_state, view, MatchRequest, PlayerRow, PlayerView, ZeroSum};
 
 /// The migrations, in order.
-const MIGRATIONS: [&str; 14] = [
+const MIGRATIONS: [&str; 15] = [
     include_str!("../../../migrations/sqlite/0001_ladders.sql"),
     include_str!("../../../migrations/sqlite/0002_operations.sql"),
     include_str!("../../../migrations/sqlite/0003_rank_buckets.sql"),
@@ -61,6 +61,7 @@ const MIGRATIONS: [&str; 14] = [
     include_str!("../../../migrations/sqlite/0012_tags.sql"),
     include_str!("../../../migrations/sqlite/0013_webhooks.sql"),
     include_str!("../../../migrations/sqlite/0014_period_schedule.sql"),
+    include_str!("../../../migrations/sqlite/0015_rating_periods.sql"),
 ];
 
 /// The rank buckets of ladder `?1` counted from its players: `(level, bucket, count)`, with

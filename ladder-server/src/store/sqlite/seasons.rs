@@ -217,18 +217,20 @@ fn prepare_event(c: &Connection, ladder: &Ladder, request: &EventRequest) -> Res
             rows.push(player_row(row)?);
         }
     }
-    let held = if request.event == LadderEvent::PeriodEnd { held_matches(c, ladder.id)? } else { Vec::new() };
+    let held = if matches!(request.event, LadderEvent::PeriodEnd | LadderEvent::SeasonEnd) { held_matches(c, ladder.id)? } else { Vec::new() };
     let context = EventContext { zero_sum, decayed_through, now, season, held: &held };
     let outcome = run_event(&EventRules { rules: &rules, next: next_rules.as_ref() }, request.event, &rows, &context)?;
     Ok(Prepared::Event(Box::new(PreparedEvent { kind, inputs, next_config, season, now, outcome })))
 }
 
-/// The matches held since the ladder's last period end, in journal order: pair entries
-/// after it, not annulled, with their corrections, whose results say they are held.
+/// The matches held since the ladder's last period or season end (each rates them), in
+/// journal order: pair entries after it, not annulled, with their corrections, whose results
+/// say they are held (an index of its own keeps this to the held entries: migration 0015).
 fn held_matches(c: &Connection, ladder_id: i64) -> Result<Vec<crate::periods::HeldMatch>, ApiError> {
     let mut statement = c.prepare_cached(
-        "SELECT coalesce(corrected_inputs, inputs), results FROM journal WHERE ladder_id = ?1 AND kind = 'pair' AND NOT annulled \
-         AND seq > coalesce((SELECT max(seq) FROM journal WHERE ladder_id = ?1 AND kind = 'period_end'), 0) ORDER BY seq",
+        "SELECT coalesce(corrected_inputs, inputs), results FROM journal INDEXED BY journal_held \
+         WHERE ladder_id = ?1 AND kind = 'pair' AND results LIKE '%\"held\":true%' AND NOT annulled \
+         AND seq > coalesce((SELECT max(seq) FROM journal WHERE ladder_id = ?1 AND kind IN ('period_end', 'season_end')), 0) ORDER BY seq",
     )?;
     let mut rows = statement.query([ladder_id])?;
     let mut held = Vec::new();
